@@ -1,0 +1,280 @@
+"""JSON with JavaScript semantics. Layer: io (stdlib + orjson only).
+
+DSH reads logs with `JSON.parse` and measures with `JSON.stringify` and `string.length`, so a
+faithful reader must see what JavaScript sees:
+
+* numbers are doubles: ``1.0`` is the integer 1, ``1e400`` is Infinity, ``-0`` is negative zero
+  (kept here as the float ``-0.0`` so its sign survives; Python's ``json`` would turn it into 0);
+* ``NaN``/``Infinity`` literals are not JSON;
+* a line is decoded as UTF-8 *with replacement* (``Buffer#toString``) and a BOM is not stripped;
+* string lengths are UTF-16 code units (an astral character counts 2, a lone surrogate 1);
+* booleans are not numbers: ``True == 1`` must never leak into a check.
+
+`loads` takes a fast path through orjson and falls back to the stdlib parser only for the rare
+lines orjson cannot represent exactly (negative zero, infinities, lone surrogates, invalid UTF-8).
+"""
+from __future__ import annotations
+
+import json
+import math
+import re
+from decimal import Decimal
+from typing import Any
+
+import orjson
+
+MAX_SAFE_INTEGER = 2**53 - 1
+"""`Number.MAX_SAFE_INTEGER`: a format constant, not a tunable."""
+
+
+class JSONError(ValueError):
+    """The text is not JSON as `JSON.parse` reads it."""
+
+
+class _Absent:
+    """Marker for a key that is absent (JavaScript `undefined`), distinct from JSON null."""
+
+    _instance: _Absent | None = None
+
+    def __new__(cls) -> _Absent:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "ABSENT"
+
+    def __bool__(self) -> bool:
+        return False
+
+
+ABSENT: Any = _Absent()
+"""Value of a missing key; `obj.get(key, ABSENT)` keeps absent and null apart."""
+
+
+def _parse_int(text: str) -> int | float:
+    if text == "-0":
+        return -0.0
+    value = int(text)
+    if -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER:
+        return value
+    return float(text)  # JS rounds large integers to the nearest double
+
+
+def _parse_constant(name: str) -> Any:
+    msg = f"{name} is not valid JSON"
+    raise JSONError(msg)
+
+
+_slow_decoder = json.JSONDecoder(parse_int=_parse_int, parse_constant=_parse_constant)
+
+
+def loads(data: bytes | bytearray | memoryview | str) -> Any:
+    """Parse one JSON text exactly as `JSON.parse(buffer.toString("utf8"))` would."""
+    if not isinstance(data, str):
+        data = bytes(data)
+        if b"-0" not in data:
+            try:
+                return orjson.loads(data)
+            except orjson.JSONDecodeError:
+                pass
+        text = data.decode("utf-8", "replace")
+    else:
+        if "-0" not in data:
+            try:
+                return orjson.loads(data)
+            except (orjson.JSONDecodeError, UnicodeEncodeError):
+                pass
+        text = data
+    try:
+        value, end = _slow_decoder.raw_decode(text, _skip_ws(text, 0))
+    except json.JSONDecodeError as exc:
+        raise JSONError(str(exc)) from None
+    if _skip_ws(text, end) != len(text):
+        msg = f"unexpected data after JSON value at char {end}"
+        raise JSONError(msg)
+    return value
+
+
+_WS = " \t\n\r"
+
+
+def _skip_ws(text: str, pos: int) -> int:
+    while pos < len(text) and text[pos] in _WS:
+        pos += 1
+    return pos
+
+
+# -- number predicates (JavaScript `typeof x === "number"`, `Number.isSafeInteger`, `Object.is(x,-0)`)
+
+def is_number(value: Any) -> bool:
+    """`typeof value === "number"` (booleans excluded)."""
+    return (type(value) is int or type(value) is float)
+
+
+def is_safe_int(value: Any) -> bool:
+    """`Number.isSafeInteger(value)`: integral floats such as 4.0 count, -0 counts."""
+    if type(value) is int:
+        return -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER
+    if type(value) is float:
+        return math.isfinite(value) and value.is_integer() and abs(value) <= MAX_SAFE_INTEGER
+    return False
+
+
+def is_neg_zero(value: Any) -> bool:
+    """`Object.is(value, -0)`."""
+    return type(value) is float and value == 0.0 and math.copysign(1.0, value) < 0
+
+
+def is_nonneg_safe_int(value: Any) -> bool:
+    """A seq-like value: a safe integer >= 0 (negative zero passes, as `-0 >= 0` in JS)."""
+    return is_safe_int(value) and value >= 0
+
+
+def as_int(value: Any) -> int:
+    """An integral JS number as a Python int (callers check `is_safe_int` first)."""
+    return int(value)
+
+
+# -- strings
+
+def js_len(text: str) -> int:
+    """`text.length`: UTF-16 code units (astral characters count 2, lone surrogates 1)."""
+    if text.isascii():
+        return len(text)
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
+
+
+# -- JSON.stringify
+
+def number_to_str(value: int | float) -> str:
+    """`Number.prototype.toString()` / `String(number)` for a JSON number."""
+    if type(value) is int:
+        if abs(value) < 10**21:
+            return str(value)
+        value = float(value)
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "Infinity" if value > 0 else "-Infinity"
+    if value == 0:
+        return "0"
+    sign = "-" if value < 0 else ""
+    digits_tuple = Decimal(repr(abs(value))).as_tuple()
+    digits = "".join(map(str, digits_tuple.digits)).rstrip("0") or "0"
+    exponent = int(digits_tuple.exponent) + (len(digits_tuple.digits) - len(digits))
+    k = len(digits)
+    n = k + exponent  # value = 0.digits * 10^n
+    if k <= n <= 21:
+        body = digits + "0" * (n - k)
+    elif 0 < n <= 21:
+        body = digits[:n] + "." + digits[n:]
+    elif -6 < n <= 0:
+        body = "0." + "0" * (-n) + digits
+    else:
+        e = n - 1
+        mantissa = digits if k == 1 else digits[0] + "." + digits[1:]
+        body = f"{mantissa}e{'+' if e >= 0 else '-'}{abs(e)}"
+    return sign + body
+
+
+_ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+_NEEDS_ESCAPE = re.compile('["\\\\\x00-\x1f\ud800-\udfff]')
+
+
+def _escape_char(match: re.Match[str]) -> str:
+    char = match.group(0)
+    return _ESCAPES.get(char) or f"\\u{ord(char):04x}"
+
+
+def _string(text: str) -> str:
+    return '"' + _NEEDS_ESCAPE.sub(_escape_char, text) + '"'
+
+
+def _is_array_index(key: str) -> bool:
+    return key.isdigit() and key.isascii() and (key == "0" or key[0] != "0") and int(key) < 2**32 - 1
+
+
+def stringify(value: Any) -> str:
+    """`JSON.stringify(value)`: compact, non-ASCII raw, JS number format, JS key order.
+
+    JavaScript objects list integer-like keys ("0", "12") first, ascending, then the other keys
+    in insertion order; only that affects the text (its length never changes).
+    """
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if type(value) is str:
+        return _string(value)
+    if type(value) is int or type(value) is float:
+        return "null" if type(value) is float and not math.isfinite(value) else number_to_str(value)
+    if isinstance(value, (list, tuple)):
+        return "[" + ",".join("null" if v is ABSENT else stringify(v) for v in value) + "]"
+    if isinstance(value, dict):
+        keys = list(value.keys())
+        index_keys = sorted((k for k in keys if _is_array_index(k)), key=int)
+        if index_keys:
+            keys = index_keys + [k for k in keys if not _is_array_index(k)]
+        return "{" + ",".join(
+            _string(k) + ":" + stringify(value[k]) for k in keys if value[k] is not ABSENT
+        ) + "}"
+    msg = f"cannot stringify {type(value).__name__}"
+    raise TypeError(msg)
+
+
+# -- equality and display
+
+def deep_equal(a: Any, b: Any) -> bool:
+    """The reference's `isDeepEqualJson`: key-order free, numbers by value, `true !== 1`."""
+    if type(a) is bool or type(b) is bool or a is None or b is None:
+        return a is b
+    if is_number(a) or is_number(b):
+        return is_number(a) and is_number(b) and a == b
+    if type(a) is str or type(b) is str:
+        return a == b if type(a) is str and type(b) is str else False
+    if isinstance(a, list) or isinstance(b, list):
+        return (isinstance(a, list) and isinstance(b, list) and len(a) == len(b)
+                and all(deep_equal(x, y) for x, y in zip(a, b)))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return len(a) == len(b) and all(k in b and deep_equal(v, b[k]) for k, v in a.items())
+    return False
+
+
+def js_str(value: Any) -> str:
+    """`String(value)` as a template literal would render it in a reference message."""
+    if value is ABSENT:
+        return "undefined"
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if type(value) is str:
+        return value
+    if type(value) is int or type(value) is float:
+        return number_to_str(value)
+    if isinstance(value, list):
+        return ",".join("" if v is None or v is ABSENT else js_str(v) for v in value)
+    return "[object Object]"
+
+
+def js_typeof(value: Any) -> str:
+    """`typeof value` for a parsed JSON value (ABSENT is "undefined")."""
+    if value is ABSENT:
+        return "undefined"
+    if type(value) is bool:
+        return "boolean"
+    if is_number(value):
+        return "number"
+    if type(value) is str:
+        return "string"
+    return "object"
+
+
+def is_record(value: Any) -> bool:
+    """A JSON object (not an array, not null)."""
+    return isinstance(value, dict)
