@@ -1,0 +1,259 @@
+"""HTML formatting: the one escaping helper and the pure `*_html()` formatters. Layer: views.
+
+Every character that comes from a log reaches HTML through `escape` and nowhere else: a log that
+holds ``<script>``, ``<img onerror=...>`` or ``javascript:`` links shows them as text. Formatters
+never build an ``href`` or an event-handler attribute from log data; the only attributes filled
+from data are ``data-seq`` (an int) and our own class names. `escape` also replaces lone
+surrogates (JSON-legal, kept by `workbench.io.jsjson`) with U+FFFD: they cannot be encoded as
+UTF-8, so a widget message carrying one would fail to reach the browser at all.
+
+The formatters take small frozen row records, not frames, so the static report can reuse them
+without the widgets. Rows meant to be clicked carry ``data-seq`` and ``data-act`` ("step" or
+"select"); `ClickableHTML` turns such a click into a kernel-side event.
+"""
+from __future__ import annotations
+
+import html as _html
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from workbench.io.jsjson import ABSENT, number_to_str, stringify
+from workbench.views.palette import STATUS_COLORS, STYLE
+
+__all__ = [
+    "LineageItem", "LogRow", "SurfaceRow", "diff_html", "error_html", "escape", "json_html",
+    "lineage_html", "log_table_html", "request_html", "shorten", "style_html",
+    "surface_table_html",
+]
+
+_UNENCODABLE = re.compile("[\ud800-\udfff\x00]")
+
+
+def escape(value: object) -> str:
+    """`value` as HTML text: ``& < > " '`` escaped, lone surrogates and NUL shown as U+FFFD.
+
+    Non-strings are rendered the way JavaScript prints them (numbers via ``String(n)``, objects
+    as compact JSON), so a number looks the same here as in the log."""
+    if type(value) is str:
+        text = value
+    elif value is None or value is ABSENT:
+        text = ""
+    elif type(value) is bool:
+        text = "true" if value else "false"
+    elif type(value) in (int, float):
+        text = number_to_str(value)
+    elif isinstance(value, (list, dict)):
+        text = stringify(value)
+    else:
+        text = str(value)
+    return _html.escape(_UNENCODABLE.sub("\ufffd", text), quote=True)
+
+
+def shorten(text: str, limit: int = 120) -> str:
+    """One line of at most `limit` characters (plain text; escape it afterwards)."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: max(limit - 1, 0)] + "…"
+
+
+def style_html() -> str:
+    """The workbench stylesheet (static, ours; no log data)."""
+    return f"<style>{STYLE}</style>"
+
+
+def error_html(where: str, error: BaseException | str) -> str:
+    """A visible error box: which view failed and the (escaped) error text."""
+    text = error if isinstance(error, str) else f"{type(error).__name__}: {error}"
+    return (f'<div class="wb-error"><b>{escape(where)} failed</b>'
+            f"<pre>{escape(text)}</pre></div>")
+
+
+# -- log pane ---------------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class LogRow:
+    """One event in the log window. `surface` is its state at the step being shown."""
+
+    seq: int
+    type: str
+    role: str | None
+    preview: str
+    surface: Literal["on surface", "shadowed", "log-only", "future"]
+    hidden_by: int | None = None
+    bracket: tuple[str, str] | None = None  # (status, "start" | "inside" | "end" | "single")
+    is_step: bool = False
+
+
+def log_table_html(rows: Sequence[LogRow], *, caption: str = "") -> str:
+    """The log window: seq, type, role, preview; the step row highlighted, hidden rows marked
+    with the replacement that hid them, compaction brackets drawn as a coloured bar."""
+    out = [f'<table class="wb-table wb-log"><caption>{escape(caption)}</caption>'
+           "<thead><tr><th></th><th>seq</th><th>type</th><th>role</th><th>preview</th>"
+           "</tr></thead><tbody>"]
+    for r in rows:
+        classes = ["wb-row", "wb-click", "wb-" + r.surface.replace(" ", "-")]
+        if r.is_step:
+            classes.append("wb-step")
+        mark = ""
+        if r.hidden_by is not None:
+            mark = f'<span class="wb-hidden-by">hidden by #{r.hidden_by}</span> '
+        bar = '<td class="wb-gutter"></td>'
+        if r.bracket is not None:
+            status, part = r.bracket
+            color = STATUS_COLORS.get(status, "#888")
+            bar = (f'<td class="wb-gutter wb-bar wb-bar-{escape(part)}" '
+                   f'style="background:{color}" title="compaction {escape(status)}"></td>')
+        out.append(
+            f'<tr class="{" ".join(classes)}" data-seq="{int(r.seq)}" data-act="step">{bar}'
+            f'<td class="wb-seq">{int(r.seq)}</td><td>{escape(r.type)}</td>'
+            f"<td>{escape(r.role)}</td><td>{mark}{escape(r.preview)}</td></tr>")
+    out.append("</tbody></table>")
+    return "".join(out)
+
+
+# -- surface pane -----------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class LineageItem:
+    """A node of a replacement's lineage tree: the event and what it replaced in turn."""
+
+    seq: int
+    type: str
+    preview: str
+    children: tuple[LineageItem, ...] = ()
+    more: int = 0  # children left out to keep the tree small
+
+
+@dataclass(frozen=True, slots=True)
+class SurfaceRow:
+    """One model-visible node at the step."""
+
+    position: int
+    seq: int
+    type: str
+    role: str | None
+    tokens: int | None
+    preview: str
+    replaces: tuple[int, int, int] | None = None  # (start seq, end seq, node count)
+    lineage: tuple[LineageItem, ...] = ()
+    changed: bool = False
+
+
+def lineage_html(items: Iterable[LineageItem], more: int = 0) -> str:
+    """Nested list of the original events a replacement stands for (through nested ones)."""
+    parts = ['<ul class="wb-lineage">']
+    for item in items:
+        parts.append(f'<li class="wb-click" data-seq="{int(item.seq)}" data-act="select">'
+                     f'<span class="wb-seq">#{int(item.seq)}</span> {escape(item.type)} '
+                     f"{escape(item.preview)}")
+        if item.children or item.more:
+            parts.append(lineage_html(item.children, item.more))
+        parts.append("</li>")
+    if more:
+        parts.append(f'<li class="wb-more">… {int(more)} more</li>')
+    parts.append("</ul>")
+    return "".join(parts)
+
+
+def surface_table_html(rows: Sequence[SurfaceRow], *, caption: str = "") -> str:
+    """The surface window: position, seq, role, tokens, preview; replacement nodes show their
+    range and expand to their lineage; nodes new since the previous step carry a marker."""
+    out = [f'<table class="wb-table wb-surface"><caption>{escape(caption)}</caption>'
+           "<thead><tr><th>#</th><th>seq</th><th>role</th><th>tokens</th><th>message</th>"
+           "</tr></thead><tbody>"]
+    for r in rows:
+        classes = "wb-row wb-node" + (" wb-changed" if r.changed else "")
+        marker = '<span class="wb-new" title="changed since the previous step">●</span> ' \
+            if r.changed else ""
+        body = escape(r.preview)
+        if r.replaces is not None:
+            start, end, count = r.replaces
+            summary = (f'<span class="wb-replaces">replaces #{int(start)}…#{int(end)} '
+                       f"({int(count)} node{'s' if count != 1 else ''})</span> ")
+            body = (f"<details><summary>{summary}{body}</summary>"
+                    f"{lineage_html(r.lineage)}</details>")
+        tokens = "" if r.tokens is None else f"{int(r.tokens):,}"
+        out.append(
+            f'<tr class="{classes}" data-seq="{int(r.seq)}"><td>{int(r.position)}</td>'
+            f'<td class="wb-seq wb-click" data-seq="{int(r.seq)}" data-act="select">'
+            f"{marker}{int(r.seq)}</td><td>{escape(r.role or r.type)}</td>"
+            f'<td class="wb-num">{tokens}</td><td>{body}</td></tr>')
+    out.append("</tbody></table>")
+    return "".join(out)
+
+
+# -- inspector --------------------------------------------------------------------------------
+
+def json_html(value: Any, *, open_levels: int = 2, max_string: int = 4000,
+              max_items: int = 200) -> str:
+    """Pretty, collapsible JSON (``<details>`` per object/array), every string escaped.
+
+    Numbers print as JavaScript prints them; strings longer than `max_string` and containers
+    longer than `max_items` are cut with a visible count of what was left out."""
+    return f'<div class="wb-json">{_json(value, 0, open_levels, max_string, max_items)}</div>'
+
+
+def _json(value: Any, depth: int, open_levels: int, max_string: int, max_items: int) -> str:
+    if isinstance(value, (dict, list)):
+        is_dict = isinstance(value, dict)
+        items = list(value.items()) if is_dict else list(enumerate(value))
+        left, right = ("{", "}") if is_dict else ("[", "]")
+        if not items:
+            return f'<span class="wb-j-punct">{left}{right}</span>'
+        shown = items[:max_items]
+        lines = []
+        for key, item in shown:
+            label = f'<span class="wb-j-key">{escape(stringify(key))}</span>: ' if is_dict else ""
+            lines.append(f"<div>{label}"
+                         f"{_json(item, depth + 1, open_levels, max_string, max_items)}</div>")
+        if len(items) > len(shown):
+            lines.append(f'<div class="wb-more">… {len(items) - len(shown)} more</div>')
+        attr = " open" if depth < open_levels else ""
+        noun = ("key" if is_dict else "item") + ("" if len(items) == 1 else "s")
+        count = f"{len(items)} {noun}"
+        return (f'<details{attr}><summary><span class="wb-j-punct">{left}</span>'
+                f'<span class="wb-j-count">{count}</span></summary>'
+                f'<div class="wb-j-body">{"".join(lines)}</div>'
+                f'<span class="wb-j-punct">{right}</span></details>')
+    if type(value) is str:
+        cut = value[:max_string]
+        rest = len(value) - len(cut)
+        tail = f'<span class="wb-more"> … {rest} more chars</span>' if rest else ""
+        return f'<span class="wb-j-str">{escape(stringify(cut))}</span>{tail}'
+    if value is ABSENT:
+        return '<span class="wb-j-lit">undefined</span>'
+    if type(value) in (int, float):
+        return f'<span class="wb-j-num">{escape(number_to_str(value))}</span>'
+    return f'<span class="wb-j-lit">{escape(value if value is not None else "null")}</span>'
+
+
+def request_html(sections: Mapping[str, Any], *, title: str = "") -> str:
+    """A rebuilt model request: one collapsible section per part (system, tools, messages...)."""
+    parts = [f'<div class="wb-request"><div class="wb-title">{escape(title)}</div>']
+    for name, value in sections.items():
+        size = f" ({len(value)})" if isinstance(value, (list, dict)) else ""
+        parts.append(f"<details><summary>{escape(name)}{size}</summary>"
+                     f"{json_html(value, open_levels=1)}</details>")
+    parts.append("</div>")
+    return "".join(parts)
+
+
+# -- diff -------------------------------------------------------------------------------------
+
+def diff_html(a: int, b: int, added: Sequence[SurfaceRow], removed: Sequence[SurfaceRow],
+              *, tokens_a: int | None = None, tokens_b: int | None = None) -> str:
+    """Nodes added and removed between the surfaces at steps `a` and `b`, with token deltas.
+    A replacement among the added nodes names the range it replaced."""
+    def delta(rows: Sequence[SurfaceRow], sign: str) -> str:
+        total = sum(r.tokens or 0 for r in rows)
+        return f"{sign}{total:,} tokens"
+
+    head = f"surface at #{int(a)} → #{int(b)}"
+    if tokens_a is not None and tokens_b is not None:
+        head += f": {tokens_a:,} → {tokens_b:,} tokens ({tokens_b - tokens_a:+,})"
+    return (f'<div class="wb-diff"><div class="wb-title">{escape(head)}</div>'
+            f'<div class="wb-diff-added"><b>added {len(added)} ({delta(added, "+")})</b>'
+            f"{surface_table_html(added)}</div>"
+            f'<div class="wb-diff-removed"><b>removed {len(removed)} ({delta(removed, "−")})</b>'
+            f"{surface_table_html(removed)}</div></div>")
