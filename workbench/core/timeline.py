@@ -1,0 +1,363 @@
+"""The surface over time: every seq's model-visible surface from ONE pass over the log.
+Layer: core (pure; imports io only).
+
+The pass runs `plan_event`/`apply_plan` (the same pair as `fold_surface`, v0/v4 spec §4) once per
+event and records only what changes:
+
+* appended nodes, in one ascending list (between two replacements the surface only grows by
+  appends, so the surface at a seq is "surface after the last replacement" + a prefix of that
+  epoch's appends, found by bisection);
+* per replacement its positions and shadowed nodes; the surface after a replacement is stored as
+  a checkpoint every few replacements (or when replaying the splices since the last checkpoint
+  would cost too much) and rebuilt from the nearest one by replaying at most a few splices;
+* per event a status byte and, for nodes that left the surface, the seq that hid them (arrays, not
+  per-seq objects: a 1.3M-event log costs a few bytes per event);
+* v4 `image/offload` projections per target node, in seq order.
+
+A log that breaks a fold rule does not stop the pass: the `FoldError` is recorded in `errors`
+(the first one is what the reference reports), that event's surface change is skipped, and folding
+continues so a debugger still sees a surface.
+
+Invariants (tested by property tests): `surface_at(s)` equals a full refold of the prefix ending at
+`s` (for a log without errors); the lineages of the nodes of any surface, concatenated in order,
+are exactly the appended nodes up to that seq, each once; `diff(a, b).apply(surface_at(a)) ==
+surface_at(b)`.
+"""
+from __future__ import annotations
+
+from array import array
+from bisect import bisect_right
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any, Literal, NamedTuple
+
+from workbench.core.projection import derive_message
+from workbench.core.surface import Replacement, SurfaceState, apply_plan, plan_event
+from workbench.errors import FoldError
+
+LOG_ONLY, APPENDED, REPLACEMENT, REJECTED = 0, 1, 2, 3
+Status = Literal["current", "shadowed", "log-only", "rejected"]
+
+_CHECKPOINT_EVERY = 16          # replacements between two stored surfaces, at most
+_REPLAY_BUDGET = 1 << 20        # node moves allowed when rebuilding a surface from a checkpoint
+_CACHE = 8                      # rebuilt post-replacement surfaces kept
+
+
+class Shadowing(NamedTuple):
+    """Why a node left the surface: `hidden_at` is the replacing event's seq and `replacement`
+    the node that took the place of the shadowed range (in DSH the replacing event itself)."""
+
+    hidden_at: int
+    replacement: int
+
+
+@dataclass(frozen=True, slots=True)
+class DiffHunk:
+    """Between the common node `after` (None: the surface head) and the next common node,
+    `removed` (surface a) gave way to `added` (surface b)."""
+
+    after: int | None
+    removed: tuple[int, ...]
+    added: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SurfaceDiff:
+    """How the surface at seq `a` becomes the surface at seq `b`.
+
+    `added`: nodes of b not in a; `removed`: nodes of a not in b; `replaced`: the hunks where
+    nodes of a gave way to new nodes (a replacement, possibly nested); `hunks`: every change in
+    surface order, enough to `apply` the diff to the surface at a."""
+
+    a: int
+    b: int
+    added: tuple[int, ...]
+    removed: tuple[int, ...]
+    replaced: tuple[DiffHunk, ...]
+    hunks: tuple[DiffHunk, ...]
+
+    def apply(self, surface: Sequence[int]) -> tuple[int, ...]:
+        gone = set(self.removed)
+        inserts = {h.after: h.added for h in self.hunks if h.added}
+        out = list(inserts.get(None, ()))
+        for seq in surface:
+            if seq in gone:
+                continue
+            out.append(seq)
+            more = inserts.get(seq)
+            if more:
+                out.extend(more)
+        return tuple(out)
+
+
+class SurfaceTimeline:
+    """Surfaces, shadows and lineage of a log at every seq, built in one pass.
+
+    `events` is the log (or a window starting at `base_seq`, like the reference's
+    `SurfaceManager(log, baseSeq)`); seqs in every argument and result are absolute."""
+
+    def __init__(self, events: Sequence[Mapping[str, Any]], *, version: int,
+                 base_seq: int = 0) -> None:
+        self.version = version
+        self.base_seq = base_seq
+        self._events = events
+        n = len(events)
+        self._n = n
+        code = "i" if base_seq + n < 2**31 else "q"
+        self._shadow = array(code, [-1]) * n
+        self._status = bytearray(n)
+        appended: list[int] = []
+        epoch_start = [0]
+        rep_seqs: list[int] = []
+        rep_pos: list[tuple[int, int]] = []
+        replacements: list[Replacement] = []
+        projections: dict[int, list[tuple[int, dict]]] = {}
+        project_seqs: list[int] = []
+        checkpoints = {0: ()}
+        checkpoint_epochs = [0]
+        errors: list[FoldError] = []
+        state = SurfaceState()
+        shadow, status = self._shadow, self._status
+        work = 0
+        for index in range(n):
+            seq = base_seq + index
+            try:
+                plan = plan_event(state, events[index], seq, version=version, events=events,
+                                  base_seq=base_seq)
+            except FoldError as err:
+                errors.append(err)
+                status[index] = REJECTED
+                continue
+            if plan is None:
+                continue
+            kind = plan.kind
+            if kind == "append":
+                appended.append(seq)
+                status[index] = APPENDED
+                apply_plan(state, plan)
+                continue
+            if kind == "project":
+                project_seqs.append(seq)
+                for target, message in (plan.messages or {}).items():
+                    projections.setdefault(target, []).append((seq, message))
+                apply_plan(state, plan)
+                continue
+            status[index] = REPLACEMENT
+            for hidden in plan.shadowed:
+                shadow[hidden - base_seq] = seq
+            work += (len(appended) - epoch_start[-1]) + (
+                len(state.nodes) - plan.start_idx if plan.end_idx != plan.start_idx else 1)
+            replacements.append(plan.replacement())
+            rep_seqs.append(seq)
+            rep_pos.append((plan.start_idx, plan.end_idx))
+            epoch_start.append(len(appended))
+            apply_plan(state, plan)
+            epoch = len(rep_seqs)
+            if epoch - checkpoint_epochs[-1] >= _CHECKPOINT_EVERY or work >= _REPLAY_BUDGET:
+                checkpoints[epoch] = tuple(state.nodes)
+                checkpoint_epochs.append(epoch)
+                work = 0
+        self._appended = appended
+        self._epoch_start = epoch_start
+        self._rep_seqs = rep_seqs
+        self._rep_pos = rep_pos
+        self._checkpoints = checkpoints
+        self._checkpoint_epochs = checkpoint_epochs
+        self._projections = projections
+        self._project_seqs = project_seqs
+        self._cache: OrderedDict[int, list[int]] = OrderedDict()
+        self.replacements: tuple[Replacement, ...] = tuple(replacements)
+        self.replacement_by_seq: Mapping[int, Replacement] = MappingProxyType(
+            {r.seq: r for r in replacements})
+        self.errors: tuple[FoldError, ...] = tuple(errors)
+        self.final_nodes: tuple[int, ...] = tuple(state.nodes)
+
+    # -- surfaces ------------------------------------------------------------------------------
+
+    @property
+    def end_seq(self) -> int:
+        """Seq of the last event (base_seq - 1 for an empty log)."""
+        return self.base_seq + self._n - 1
+
+    def _epoch_base(self, epoch: int) -> list[int]:
+        """The surface right after replacement `epoch` (0: the empty initial surface)."""
+        cached = self._cache.get(epoch)
+        if cached is not None:
+            self._cache.move_to_end(epoch)
+            return cached
+        cp = self._checkpoint_epochs[bisect_right(self._checkpoint_epochs, epoch) - 1]
+        nodes = list(self._checkpoints[cp])
+        appended, starts = self._appended, self._epoch_start
+        for r in range(cp + 1, epoch + 1):
+            nodes.extend(appended[starts[r - 1]:starts[r]])
+            i, j = self._rep_pos[r - 1]
+            nodes[i:j + 1] = [self._rep_seqs[r - 1]]
+        self._cache[epoch] = nodes
+        if len(self._cache) > _CACHE:
+            self._cache.popitem(last=False)
+        return nodes
+
+    def surface_at(self, seq: int) -> tuple[int, ...]:
+        """Model-visible nodes after applying events `base_seq..seq`, in surface order."""
+        if seq < self.base_seq:
+            return ()
+        if seq >= self.end_seq:
+            return self.final_nodes
+        epoch = bisect_right(self._rep_seqs, seq)
+        base = self._epoch_base(epoch)
+        lo = self._epoch_start[epoch]
+        hi = self._epoch_start[epoch + 1] if epoch + 1 < len(self._epoch_start) else len(
+            self._appended)
+        cut = bisect_right(self._appended, seq, lo, hi)
+        return tuple(base) + tuple(self._appended[lo:cut])
+
+    def replace_generation_at(self, seq: int) -> int:
+        return bisect_right(self._rep_seqs, seq)
+
+    def content_generation_at(self, seq: int) -> int:
+        return bisect_right(self._rep_seqs, seq) + bisect_right(self._project_seqs, seq)
+
+    def replacements_through(self, seq: int) -> tuple[Replacement, ...]:
+        return self.replacements[:bisect_right(self._rep_seqs, seq)]
+
+    def appended_through(self, seq: int) -> tuple[int, ...]:
+        """Every node appended up to `seq` (ascending), shadowed later or not."""
+        return tuple(self._appended[:bisect_right(self._appended, seq)])
+
+    # -- per-event facts -----------------------------------------------------------------------
+
+    def _index(self, seq: int) -> int:
+        index = seq - self.base_seq
+        if not 0 <= index < self._n:
+            raise IndexError(f"seq {seq} is outside the log ({self.base_seq}..{self.end_seq})")
+        return index
+
+    def is_node(self, seq: int) -> bool:
+        """Whether `seq` ever joined the surface (appended or a replacement)."""
+        return self._status[self._index(seq)] in (APPENDED, REPLACEMENT)
+
+    def shadowed_by(self, seq: int) -> Shadowing | None:
+        """For a node that left the surface: the seq that hid it and the node that took its place."""
+        hidden_at = self._shadow[self._index(seq)]
+        if hidden_at < 0:
+            return None
+        return Shadowing(hidden_at, hidden_at)
+
+    def status_at_end(self, seq: int) -> Status:
+        index = self._index(seq)
+        code = self._status[index]
+        if code == REJECTED:
+            return "rejected"
+        if code == LOG_ONLY:
+            return "log-only"
+        return "shadowed" if self._shadow[index] >= 0 else "current"
+
+    def on_surface(self, seq: int, at: int) -> bool:
+        """Whether `seq` is a node of the surface at `at`."""
+        if seq > at or not self.is_node(seq):
+            return False
+        hidden_at = self._shadow[seq - self.base_seq]
+        return hidden_at < 0 or hidden_at > at
+
+    def representative(self, seq: int, at: int | None = None) -> int | None:
+        """The node of the surface at `at` (default: the end) that stands for `seq`: itself, or
+        the replacement (through nested replacements) that hides it; None if `seq` is not a node
+        or joined the surface after `at`."""
+        at = self.end_seq if at is None else at
+        if seq > at or not self.is_node(seq):
+            return None
+        while True:
+            hidden_at = self._shadow[seq - self.base_seq]
+            if hidden_at < 0 or hidden_at > at:
+                return seq
+            seq = hidden_at
+
+    def lineage(self, node_seq: int) -> tuple[int, ...]:
+        """The original (appended) events a node stands for, in surface order, through nested
+        replacements; an appended node stands for itself, a log-only event for nothing."""
+        if not self.is_node(node_seq):
+            return ()
+        out: list[int] = []
+        stack = [node_seq]
+        reps = self.replacement_by_seq
+        while stack:
+            seq = stack.pop()
+            rep = reps.get(seq)
+            if rep is None:
+                out.append(seq)
+            else:
+                stack.extend(reversed(rep.shadowed))
+        return tuple(out)
+
+    # -- comparing surfaces --------------------------------------------------------------------
+
+    def diff(self, a: int, b: int) -> SurfaceDiff:
+        """Nodes added, removed and replaced between the surfaces at seqs `a` and `b`."""
+        sa, sb = self.surface_at(a), self.surface_at(b)
+        in_a, in_b = set(sa), set(sb)
+        hunks: list[DiffHunk] = []
+        i = j = 0
+        anchor: int | None = None
+        while i < len(sa) or j < len(sb):
+            removed: list[int] = []
+            added: list[int] = []
+            while i < len(sa) and sa[i] not in in_b:
+                removed.append(sa[i])
+                i += 1
+            while j < len(sb) and sb[j] not in in_a:
+                added.append(sb[j])
+                j += 1
+            if removed or added:
+                hunks.append(DiffHunk(anchor, tuple(removed), tuple(added)))
+            if i < len(sa) and j < len(sb):
+                # surviving nodes keep their relative order (appends and splices never reorder)
+                anchor = sa[i]
+                i += 1
+                j += 1
+        return SurfaceDiff(
+            a, b,
+            added=tuple(s for s in sb if s not in in_a),
+            removed=tuple(s for s in sa if s not in in_b),
+            replaced=tuple(h for h in hunks if h.removed and h.added),
+            hunks=tuple(hunks))
+
+    # -- messages ------------------------------------------------------------------------------
+
+    def projected_at(self, node_seq: int, at: int | None = None) -> dict | None:
+        """The v4 `image/offload` projection of a node in force at `at` (default: the end)."""
+        history = self._projections.get(node_seq)
+        if not history:
+            return None
+        at = self.end_seq if at is None else at
+        found = None
+        for seq, message in history:
+            if seq > at:
+                break
+            found = message
+        return found
+
+    def message_at(self, node_seq: int, at: int | None = None) -> dict | None:
+        """The model message `node_seq` projects to at `at` (None: it derives none)."""
+        event = self._events[self._index(node_seq)]
+        projected = self.projected_at(node_seq, at)
+        if projected is not None:
+            return projected
+        return derive_message(event, version=self.version)
+
+    def messages_at(self, seq: int) -> list[tuple[int, dict]]:
+        """The model history after `seq`: `(node seq, message)` for every node deriving one."""
+        out = []
+        for node in self.surface_at(seq):
+            message = self.message_at(node, seq)
+            if message is not None:
+                out.append((node, message))
+        return out
+
+    def transcript_at(self, seq: int) -> tuple[int, ...]:
+        """The append-origin transcript up to `seq` (v0 §4.9): appended user/assistant/tool
+        nodes in log order, including later shadowed ones (v4: system/developer are model-only)."""
+        keep = ("user/message", "assistant/message", "tool/result")
+        events, base = self._events, self.base_seq
+        return tuple(s for s in self.appended_through(seq) if events[s - base].get("type") in keep)
