@@ -1,0 +1,171 @@
+"""The DSH token-meter heuristic, reproduced exactly. Layer: core.
+
+Constants (v0 spec §6.1, v4 §6.1): 4 UTF-16 code units per token (rounded up), 4 tokens of block
+overhead, 4 of role overhead. Content pricing (§6.2, reference `estimateContent` /
+`estimateStructuralBlock`):
+
+* `text`, `reasoning`: `ceil(len(text)/4) + 4`;
+* `tool-call`: `ceil(len(name)/4) + ceil(len(arguments)/4) + 4` (two ceilings);
+* v0 `tool-result`: `estimateContent(inner) + 4` (recursive; v4 has no such arm);
+* v4 `image`: `4 + ceil(len(JSON.stringify(block without "offloaded"))/4)`;
+* anything else: `4 + ceil(len(JSON.stringify(block))/4)`.
+
+Messages (§6.3): `estimateContent(content) + 4`; in v4 a `system`-role message prices as
+`estimateSystemMessage` (0 for empty content, else `ceil(C/4) + 4` with C the summed text lengths
+and full JSON lengths of other blocks, no per-block overhead). Envelope: v0 `system + tools`, v4
+tools only (`ceil(len(JSON.stringify(tools))/4) + 4`, 0 without tools).
+
+Node prices (§6.4) are pure functions of one event: 0 when its projection is none (v4 §4.8: empty
+system/developer/assistant content; v0 §4.8: empty assistant content; non-message events).
+
+Hot path: `node_price` runs over every event of 1.3M-event logs, so text lengths take an ASCII fast
+path and JSON is only built for structural blocks. Deviation from the reference, for robustness on
+damaged logs only: a non-string `text`/`name`/`arguments` prices its block structurally and a
+non-array `content` prices as empty (the reference would produce NaN or throw).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from workbench.io.jsjson import ABSENT, js_len, stringify
+
+CHARS_PER_TOKEN = 4
+BLOCK_OVERHEAD = 4
+ROLE_OVERHEAD = 4
+
+
+def _ulen(text: str) -> int:
+    return len(text) if text.isascii() else js_len(text)
+
+
+def _ceil4(n: int) -> int:
+    return (n + 3) // 4
+
+
+def structural_json(block: Any, *, version: int) -> str:
+    """The JSON text the structural arm measures (v4 images without their `offloaded` key)."""
+    if version >= 4 and type(block) is dict and block.get("type") == "image" and "offloaded" in block:
+        block = {k: v for k, v in block.items() if k != "offloaded"}
+    return stringify(block)
+
+
+def _structural(block: Any, version: int) -> int:
+    return BLOCK_OVERHEAD + _ceil4(js_len(structural_json(block, version=version)))
+
+
+def estimate_content(blocks: Any, *, version: int) -> int:
+    """Heuristic tokens of a content array, including the per-block overhead."""
+    if type(blocks) is not list:
+        return 0
+    total = 0
+    for block in blocks:
+        if type(block) is dict:
+            btype = block.get("type")
+            if btype == "text" or btype == "reasoning":
+                text = block.get("text")
+                if type(text) is str:
+                    total += _ceil4(len(text) if text.isascii() else js_len(text)) + BLOCK_OVERHEAD
+                    continue
+            elif btype == "tool-call":
+                name, arguments = block.get("name"), block.get("arguments")
+                if type(name) is str and type(arguments) is str:
+                    total += _ceil4(_ulen(name)) + _ceil4(_ulen(arguments)) + BLOCK_OVERHEAD
+                    continue
+            elif btype == "tool-result" and version < 4:
+                total += estimate_content(block.get("content"), version=version) + BLOCK_OVERHEAD
+                continue
+        total += _structural(block, version)
+    return total
+
+
+def estimate_system_message(message: Any) -> int:
+    """v4 `estimateSystemMessage`: 0 for empty content, else ceil(characters/4) + 4."""
+    content = message.get("content") if type(message) is dict else None
+    if type(content) is not list or not content:
+        return 0
+    characters = 0
+    for block in content:
+        if type(block) is dict and block.get("type") == "text" and type(block.get("text")) is str:
+            characters += _ulen(block["text"])
+        else:
+            characters += js_len(stringify(block))
+    return _ceil4(characters) + ROLE_OVERHEAD
+
+
+def estimate_message(message: Any, *, version: int) -> int:
+    """`estimateMessage`: content + role overhead; v4 system-role messages use the system rule."""
+    if type(message) is not dict:
+        return ROLE_OVERHEAD
+    if version >= 4 and message.get("role") == "system":
+        return estimate_system_message(message)
+    return estimate_content(message.get("content"), version=version) + ROLE_OVERHEAD
+
+
+def estimate_system_text(system: Any) -> int:
+    """v0 `estimateSystemTokens`: `ceil(len(system)/4) + 4`, 0 without a system string."""
+    if type(system) is not str:
+        return 0
+    return _ceil4(_ulen(system)) + ROLE_OVERHEAD
+
+
+def estimate_tools(tools: Any) -> int:
+    """`estimateToolsTokens`: `ceil(len(JSON.stringify(tools))/4) + 4`, 0 when absent or empty."""
+    if tools is ABSENT or tools is None:
+        return 0
+    if (type(tools) is list and not tools) or (type(tools) is str and not tools):
+        return 0
+    return _ceil4(js_len(stringify(tools))) + BLOCK_OVERHEAD
+
+
+def estimate_header(header: Any, *, version: int) -> int:
+    """Envelope price of a header as given (canonicalize first for the meter's view):
+    v0 system + tools, v4 tools only; 0 for no header."""
+    if type(header) is not dict:
+        return 0
+    tools = estimate_tools(header.get("tools", ABSENT))
+    if version >= 4:
+        return tools
+    return estimate_system_text(header.get("system", ABSENT)) + tools
+
+
+_V0_MESSAGE_TYPES = frozenset({"assistant/message"})
+_V4_MESSAGE_TYPES = frozenset({"assistant/message", "system/message", "developer/message"})
+
+
+def derive_message(event: Any, *, version: int) -> dict | None:
+    """The model message an event projects to (reference `deriveEventMessage` without
+    `image/offload` projections; v0 §4.8, v4 §4.8), or None."""
+    etype = event.get("type")
+    data = event.get("data")
+    if type(data) is not dict:
+        return None
+    if etype == "user/message":
+        return data
+    if etype == "tool/result":
+        message = data.get("message")
+        return message if type(message) is dict else None
+    if etype in (_V4_MESSAGE_TYPES if version >= 4 else _V0_MESSAGE_TYPES):
+        message = data.get("message")
+        if type(message) is not dict:
+            return None
+        content = message.get("content")
+        if type(content) is list and not content:
+            return None
+        return message
+    return None
+
+
+def node_price(event: Any, *, version: int) -> int:
+    """Heuristic price of the node an event would place on the surface (§6.4); 0 when its
+    projection is none. v4 prices each event's own message (no `image/offload` projection)."""
+    message = derive_message(event, version=version)
+    if message is None:
+        return 0
+    return estimate_message(message, version=version)
+
+
+__all__ = [
+    "BLOCK_OVERHEAD", "CHARS_PER_TOKEN", "ROLE_OVERHEAD", "derive_message", "estimate_content",
+    "estimate_header", "estimate_message", "estimate_system_message", "estimate_system_text",
+    "estimate_tools", "node_price", "structural_json",
+]
