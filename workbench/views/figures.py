@@ -1,0 +1,207 @@
+"""Plotly figure builders: `*_figure(frame, ...) -> go.Figure`, no widgets. Layer: views.
+
+Signatures follow plotly express: the frame first, then column names as keywords, so a notebook
+can plot any frame with the same columns. The live views wrap these figures in
+`go.FigureWidget` and only move the cursor afterwards (`CURSOR_SHAPE` is always shape 0).
+
+Log-derived text (compaction ids, errors) reaches plotly's pseudo-HTML labels only through
+`workbench.views.html.escape`, so a ``<a href="javascript:...">`` in a log stays text.
+
+Large logs: a 1.3M-event timeline is drawn from its change points (a surface total only moves at
+surface events) and, beyond `MAX_POINTS`, from per-bucket minima and maxima, so peaks survive
+the thinning; the figure never carries a million points to the browser.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from workbench.views.html import escape
+from workbench.views.palette import METER_COLORS, STATUS_COLORS, status_name
+
+__all__ = ["CURSOR_SHAPE", "MAX_POINTS", "bracket_chart_figure", "move_cursor",
+           "token_timeline_figure"]
+
+MAX_POINTS = 4000
+"""Most points per line sent to the browser (bucketed min/max beyond that)."""
+CURSOR_SHAPE = 0
+"""Index of the step cursor in `layout.shapes` of every figure built here."""
+_BAND_OPACITY = 0.18
+
+
+def _cursor(seq: int | None) -> dict:
+    x = 0 if seq is None else int(seq)
+    return dict(type="line", xref="x", yref="paper", x0=x, x1=x, y0=0, y1=1, name="cursor",
+                line=dict(color="#111", width=2, dash="dot"), visible=seq is not None)
+
+
+def move_cursor(fig: go.Figure, seq: int) -> None:
+    """Put the step cursor (shape `CURSOR_SHAPE`) at `seq`."""
+    shape = fig.layout.shapes[CURSOR_SHAPE]
+    shape.x0 = shape.x1 = int(seq)
+    shape.visible = True
+
+
+def thin(x: np.ndarray, y: np.ndarray, max_points: int = MAX_POINTS) -> tuple[np.ndarray, np.ndarray]:
+    """A step series reduced to its change points, then to per-bucket min/max if still long.
+
+    Missing values (NaN) are dropped first. The first and last points are always kept."""
+    x = np.asarray(x, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    keep = ~np.isnan(y)
+    x, y = x[keep], y[keep]
+    if len(y) > 2:
+        change = np.empty(len(y), dtype=bool)
+        change[0] = change[-1] = True
+        change[1:-1] = (y[1:-1] != y[:-2]) | (y[1:-1] != y[2:])
+        x, y = x[change], y[change]
+    if len(y) <= max_points:
+        return x, y
+    buckets = max_points // 2
+    edges = np.linspace(0, len(y), buckets + 1).astype(np.int64)
+    idx: list[int] = []
+    for lo, hi in zip(edges[:-1], edges[1:]):
+        if hi <= lo:
+            continue
+        part = y[lo:hi]
+        a, b = lo + int(np.argmin(part)), lo + int(np.argmax(part))
+        idx.extend(sorted({a, b}))
+    idx = sorted(set(idx) | {0, len(y) - 1})
+    return x[idx], y[idx]
+
+
+def _numeric(frame: pd.DataFrame, column: str) -> np.ndarray:
+    return frame[column].astype("Float64").to_numpy(dtype=np.float64, na_value=np.nan)
+
+
+def _bands(brackets: pd.DataFrame | None, *, start: str, end: str, status: str,
+           last_seq: float) -> list[dict]:
+    if brackets is None or brackets.empty:
+        return []
+    shapes = []
+    starts = _numeric(brackets, start)
+    ends = _numeric(brackets, end) if end in brackets else np.full(len(starts), np.nan)
+    for s, e, st in zip(starts, ends, brackets[status].astype(object)):
+        if np.isnan(s):
+            continue
+        name = status_name(st)
+        x1 = e if not np.isnan(e) else last_seq
+        shapes.append(dict(type="rect", xref="x", yref="paper", x0=s - 0.5, x1=max(x1, s) + 0.5,
+                           y0=0, y1=1, layer="below", line=dict(width=0), name=f"bracket {name}",
+                           fillcolor=STATUS_COLORS.get(name, "#888"), opacity=_BAND_OPACITY))
+    return shapes
+
+
+def token_timeline_figure(frame: pd.DataFrame, *, x: str = "seq",
+                          meters: Sequence[str] | None = None,
+                          usage: Sequence[str] = (),
+                          context_window: float | str | None = None,
+                          brackets: pd.DataFrame | None = None,
+                          bracket_start: str = "start_seq", bracket_end: str = "end_seq",
+                          bracket_status: str = "status", cursor: int | None = None,
+                          title: str = "Surface tokens over the log",
+                          max_points: int = MAX_POINTS) -> go.Figure:
+    """Surface tokens per meter and provider-reported usage over seqs.
+
+    `meters`: columns holding the surface total of each token meter at every row (default: every
+    column whose name starts with ``surface_tokens``); `usage`: columns of provider-reported
+    usage (plotted as markers where present); `context_window`: a number, or a column whose last
+    non-missing value is the window, drawn as a dashed line; `brackets`: one row per compaction
+    attempt, drawn as bands coloured by status (completed / failed / interrupted / stale);
+    `cursor`: the seq of the step line (shape 0, hidden when None)."""
+    if meters is None:
+        meters = [c for c in frame.columns if str(c).startswith("surface_tokens")]
+    xs = _numeric(frame, x) if len(frame) else np.zeros(0)
+    last_seq = float(np.nanmax(xs)) if len(xs) else 0.0
+    fig = go.Figure()
+    for i, column in enumerate(meters):
+        tx, ty = thin(xs, _numeric(frame, column), max_points)
+        fig.add_trace(go.Scatter(x=tx, y=ty, mode="lines", name=escape(column),
+                                   line=dict(shape="hv", color=METER_COLORS[i % len(METER_COLORS)]),
+                                   hovertemplate="seq %{x}<br>%{y:,} tokens<extra>%{fullData.name}"
+                                                 "</extra>"))
+    for column in usage:
+        uy = _numeric(frame, column)
+        keep = ~np.isnan(uy)
+        ux, uy = xs[keep], uy[keep]
+        if len(uy) > max_points:
+            ux, uy = thin(ux, uy, max_points)
+        fig.add_trace(go.Scatter(x=ux, y=uy, mode="markers", name=escape(column),
+                                   marker=dict(size=5, symbol="diamond"),
+                                   hovertemplate="seq %{x}<br>%{y:,} reported<extra>"
+                                                 "%{fullData.name}</extra>"))
+    window = context_window
+    if isinstance(context_window, str):
+        values = _numeric(frame, context_window) if context_window in frame else np.zeros(0)
+        values = values[~np.isnan(values)]
+        window = float(values[-1]) if len(values) else None
+    shapes = [_cursor(cursor)] + _bands(brackets, start=bracket_start, end=bracket_end,
+                                        status=bracket_status, last_seq=last_seq)
+    if window:
+        shapes.append(dict(type="line", xref="paper", yref="y", x0=0, x1=1, y0=window,
+                           y1=window, name="context window",
+                           line=dict(color="#d62728", width=1.5, dash="dash")))
+        fig.add_annotation(xref="paper", yref="y", x=1, y=window, xanchor="right",
+                           yanchor="bottom", showarrow=False,
+                           text=f"context window {window:,.0f}")
+    fig.update_layout(title=title, shapes=shapes, height=320, margin=dict(l=50, r=20, t=40, b=40),
+                      xaxis_title="seq", yaxis_title="tokens", hovermode="closest",
+                      legend=dict(orientation="h", y=-0.25), clickmode="event")
+    return fig
+
+
+def bracket_chart_figure(frame: pd.DataFrame, *, start: str = "start_seq",
+                         summary: str = "summary_seq", replacement: str = "replacement_seq",
+                         end: str = "end_seq", status: str = "status",
+                         label: str = "compaction_id", hidden: str | None = "tokens_hidden",
+                         added: str | None = "tokens_added", error: str | None = "error",
+                         cursor: int | None = None,
+                         title: str = "Compaction attempts") -> go.Figure:
+    """One row per compaction attempt: start → summary → replacement → end, coloured by status,
+    with the tokens the attempt hid and added in the hover text and the row label.
+
+    Every row's points carry the attempt's row number as `customdata[0]`, and the points are the
+    attempt's seqs, so a click names both the attempt and a seq."""
+    fig = go.Figure()
+    n = len(frame)
+    stops = [(start, "start", "circle"), (summary, "summary", "square"),
+             (replacement, "replacement", "diamond"), (end, "end", "x")]
+    names = []
+    for row in range(n):
+        rec = frame.iloc[row]
+        name = status_name(rec[status])
+        color = STATUS_COLORS.get(name, "#888")
+        ident = escape(rec[label]) if label in frame and not pd.isna(rec[label]) else str(row)
+        tokens = []
+        if hidden and hidden in frame and not pd.isna(rec[hidden]):
+            tokens.append(f"−{int(rec[hidden]):,}")
+        if added and added in frame and not pd.isna(rec[added]):
+            tokens.append(f"+{int(rec[added]):,}")
+        ylabel = f"#{row + 1} {name}" + (f" ({' / '.join(tokens)})" if tokens else "")
+        names.append(ylabel)
+        xs, texts, symbols = [], [], []
+        for column, what, symbol in stops:
+            if column in frame and not pd.isna(rec[column]):
+                xs.append(int(rec[column]))
+                texts.append(what)
+                symbols.append(symbol)
+        detail = f"compaction {ident}<br>status {escape(name)}"
+        if tokens:
+            detail += f"<br>tokens hidden / added: {' / '.join(tokens)}"
+        if error and error in frame and isinstance(rec[error], str):
+            detail += f"<br>error: {escape(rec[error][:300])}"
+        fig.add_trace(go.Scatter(
+            x=xs, y=[ylabel] * len(xs), mode="lines+markers", name=ylabel, showlegend=False,
+            line=dict(color=color, width=6), marker=dict(size=11, symbol=symbols, color=color,
+                                                         line=dict(color="#222", width=1)),
+            customdata=[[row, t, detail] for t in texts],
+            hovertemplate="%{customdata[1]} at seq %{x}<br>%{customdata[2]}<extra></extra>"))
+    fig.update_layout(title=title, shapes=[_cursor(cursor)], height=max(160, 60 + 28 * n),
+                      margin=dict(l=160, r=20, t=40, b=40), xaxis_title="seq",
+                      yaxis=dict(autorange="reversed", categoryorder="array",
+                                 categoryarray=names, type="category"),
+                      hovermode="closest", clickmode="event")
+    return fig
