@@ -1,0 +1,230 @@
+"""The compaction audit: an acceptance table per compaction attempt and per prune. Layer: core.
+
+Every check is a pass/fail with evidence (seqs, numbers) in its detail. A check that does not
+apply to an attempt (for example the replacement checks of a failed attempt, or "the next request
+sees the checkpoint" when the log ends first) is left out rather than passed. Checks per attempt
+(spec v0 §5, v4 §5; the hidden set is what the fold removed, or would have removed when it
+rejected the replacement):
+
+* `bracket_closed` — a `compaction/end` exists. A stale attempt (never closed, then released by a
+  later `session/end-seed`: a crash in an earlier process lifecycle, v0 §5.2) passes with that
+  evidence; an interrupted one (no end, lock still held) fails.
+* `inside_bracket` — start < summary < replacement < end; a clean end needs both.
+* `replacement_cites_sources` — `sourceEventSeqs` contains the start, the summary and every hidden
+  node; a fold rejection of the replacement is reported here with the fold's own message.
+* `shadowed_seqs_match_fold` — logged `shadowedSeqs` equal the hidden set, in surface order.
+* `shadowed_tokens_match` — logged `shadowedTokenCount` equals the heuristic price of the hidden
+  set (v0 §6.5, v4 §6.5).
+* `checkpoint_smaller` — the checkpoint's price is below the hidden price.
+* `tool_pairing_after` — after the replacement no tool result lacks its call and the cuts around
+  the checkpoint are balanced (v0 §5.3).
+* `newest_tool_result_visible` — the newest tool result on the surface is not hidden.
+* `next_request_sees_checkpoint` — the first model request after the attempt contains the
+  checkpoint (or a later checkpoint that absorbed it).
+* `originals_preserved` — every hidden node is still in the log and the append-origin events it
+  stands for are in the human transcript (v0 §4.9).
+
+Prune checks: `prune_replacement_adjacent`, `prune_price_matches`, `prune_target`,
+`prune_smaller`. The log-level protocol layer (v0 compaction invariant, v4 relationships) and a
+fold violation are reported beside the tables and make the audit fail as well.
+"""
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from workbench.core.compaction.brackets import (
+    CompactionRecord, Compactions, PruneRecord, compactions, replace_range)
+from workbench.core.compaction.checks import Check, compaction_checks, prune_checks
+from workbench.core.compaction.invariant import check_compaction_invariant
+from workbench.core.compaction.probe import CacheBreak, LostProbe, cache_break, lost_probe
+from workbench.core.requests import Attempt, iter_attempts
+from workbench.core.timeline import SurfaceTimeline
+from workbench.errors import FoldError
+from workbench.io.jsjson import ABSENT
+
+
+@dataclass(frozen=True, slots=True)
+class CompactionAudit:
+    """The audit of one attempt: its record, checks and measurements."""
+
+    record: CompactionRecord
+    checks: tuple[Check, ...]
+    hidden_seqs: tuple[int, ...] | None
+    computed_shadowed_tokens: int | None
+    summary_tokens: int | None
+    lost: LostProbe | None
+    cache_break: CacheBreak | None
+
+    @property
+    def ok(self) -> bool:
+        return all(c.ok for c in self.checks)
+
+    @property
+    def compression_ratio(self) -> float | None:
+        """Tokens hidden per token added (None without both numbers)."""
+        if self.computed_shadowed_tokens is None or not self.summary_tokens:
+            return None
+        return self.computed_shadowed_tokens / self.summary_tokens
+
+    def as_json(self) -> dict[str, Any]:
+        r = self.record
+        return {
+            "id": r.compaction_id, "status": r.status, "trigger": r.trigger.as_json(),
+            "start_seq": r.start_seq, "summary_seq": r.summary_seq,
+            "replacement_seq": r.replacement_seq, "end_seq": r.end_seq,
+            "end_seed_seq": r.end_seed_seq, "start_time": r.start_time, "end_time": r.end_time,
+            "duration_ms": r.duration_ms, "provider": r.provider, "model": r.model,
+            "max_tokens": r.max_tokens, "usage": r.usage,
+            "shadowed_range": None if r.logged_range is None else list(r.logged_range),
+            "shadowed_seqs": None if r.logged_shadowed_seqs is None
+            else list(r.logged_shadowed_seqs),
+            "hidden_seqs": None if self.hidden_seqs is None else list(self.hidden_seqs),
+            "logged_shadowed_tokens": r.logged_shadowed_tokens,
+            "computed_shadowed_tokens": self.computed_shadowed_tokens,
+            "summary_tokens": self.summary_tokens, "compression_ratio": self.compression_ratio,
+            "error": None if r.error is ABSENT else r.error,
+            "checks": [c.as_json() for c in self.checks],
+            "lost": None if self.lost is None else self.lost.as_json(),
+            "cache_break": None if self.cache_break is None else self.cache_break.as_json(),
+            "ok": self.ok,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class PruneAudit:
+    record: PruneRecord
+    checks: tuple[Check, ...]
+
+    @property
+    def ok(self) -> bool:
+        return all(c.ok for c in self.checks)
+
+    def as_json(self) -> dict[str, Any]:
+        p = self.record
+        return {"prune_seq": p.prune_seq, "original_seq": p.original_seq,
+                "replacement_seq": p.replacement_seq, "call_id": p.call_id,
+                "logged_shadowed_tokens": p.logged_shadowed_tokens,
+                "original_tokens": p.original_tokens, "replacement_tokens": p.replacement_tokens,
+                "chars_before": p.chars_before, "chars_after": p.chars_after,
+                "checks": [c.as_json() for c in self.checks], "ok": self.ok}
+
+
+@dataclass(frozen=True, slots=True)
+class ProtocolViolation:
+    """A log-level violation: the v0 compaction invariant or a v4 relationship rule."""
+
+    seq: int | None
+    name: str
+    message: str
+
+    def as_json(self) -> dict[str, Any]:
+        return {"seq": self.seq, "name": self.name, "message": self.message}
+
+
+@dataclass(frozen=True, slots=True)
+class AuditReport:
+    session_id: str | None
+    format_version: int
+    compactions: tuple[CompactionAudit, ...]
+    prunes: tuple[PruneAudit, ...]
+    fold_error: FoldError | None
+    protocol: tuple[ProtocolViolation, ...]
+
+    @property
+    def ok(self) -> bool:
+        return (self.fold_error is None and not self.protocol
+                and all(c.ok for c in self.compactions) and all(p.ok for p in self.prunes))
+
+    def as_json(self) -> dict[str, Any]:
+        fold = None if self.fold_error is None else {
+            "seq": self.fold_error.seq, "kind": self.fold_error.kind,
+            "message": self.fold_error.message}
+        return {"session_id": self.session_id, "format_version": self.format_version,
+                "compactions": [c.as_json() for c in self.compactions],
+                "prunes": [p.as_json() for p in self.prunes], "fold_error": fold,
+                "protocol": [v.as_json() for v in self.protocol], "ok": self.ok}
+
+
+def _hidden_set(record: CompactionRecord, timeline: SurfaceTimeline,
+                events: Sequence[Mapping[str, Any]], version: int) -> tuple[int, ...] | None:
+    """What the fold removed; else what it would have removed at the replacement; else the span
+    the summary names on the surface."""
+    if record.fold_shadowed_seqs is not None:
+        return record.fold_shadowed_seqs
+    if record.replacement_seq is not None:
+        rng = replace_range(events[record.replacement_seq], version=version)
+        surface = timeline.surface_at(record.replacement_seq - 1)
+        if rng is not None and rng[0] in surface and rng[1] in surface:
+            i, j = surface.index(rng[0]), surface.index(rng[1])
+            if i <= j:
+                return tuple(surface[i:j + 1])
+    return record.span_seqs
+
+
+def _attempt_around(attempts: Sequence[Attempt], befores: Sequence[int],
+                    record: CompactionRecord) -> tuple[Attempt | None, Attempt | None]:
+    """The last request built before the start and the first built after the attempt."""
+    last_seq = max(s for s in (record.start_seq, record.summary_seq, record.replacement_seq,
+                               record.end_seq) if s is not None)
+    i = bisect_right(befores, record.start_seq)
+    before = attempts[i - 1] if i > 0 else None
+    j = bisect_right(befores, last_seq)
+    after = attempts[j] if j < len(attempts) else None
+    return before, after
+
+
+def _protocol(events: Sequence[Mapping[str, Any]], version: int, meta: Mapping[str, Any] | None,
+              inherited_event_count: int) -> tuple[ProtocolViolation, ...]:
+    if version < 4:
+        failure = check_compaction_invariant(events)
+        if failure is None:
+            return ()
+        return (ProtocolViolation(failure.seq, "compaction-invariant", failure.message),)
+    try:
+        from workbench.core.relationships import check_relationships
+    except ImportError:
+        return ()
+    return tuple(ProtocolViolation(getattr(v, "seq", None), v.name, v.message)
+                 for v in check_relationships(meta, events,
+                                              inherited_event_count=inherited_event_count))
+
+
+def audit_events(events: Sequence[Mapping[str, Any]], *, version: int,
+                 meta: Mapping[str, Any] | None = None, session_id: str | None = None,
+                 inherited_event_count: int = 0) -> AuditReport:
+    """Audit every compaction and prune of a seq-indexed log (module doc)."""
+    found: Compactions = compactions(events, version=version)
+    timeline, price = found.timeline, found.price
+    attempts = sorted(iter_attempts(events, version=version), key=lambda a: a.before)
+    befores = [a.before for a in attempts]
+    audits = []
+    for record in found.records:
+        hidden = _hidden_set(record, timeline, events, version)
+        computed = None if hidden is None else sum(price(s) for s in hidden)
+        added = (record.replacement_tokens if record.replacement_seq is not None
+                 else record.framed_summary_tokens)
+        before, after = _attempt_around(attempts, befores, record)
+        checks = compaction_checks(record, events, timeline, price, version=version,
+                                   hidden=hidden, computed=computed, next_request=after)
+        probe = None
+        if record.summary_seq is not None and hidden is not None:
+            messages = [timeline.message_at(s, record.summary_seq) for s in hidden]
+            probe = lost_probe([m for m in messages if m is not None], record.summary)
+        cache = None
+        if before is not None and after is not None and record.replacement_seq is not None:
+            cache = cache_break(events, timeline, before, after, version=version)
+        audits.append(CompactionAudit(record, checks, hidden, computed, added, probe, cache))
+    prunes = tuple(PruneAudit(p, prune_checks(p)) for p in found.prunes)
+    fold_error = timeline.errors[0] if timeline.errors else None
+    return AuditReport(session_id, version, tuple(audits), prunes, fold_error,
+                       _protocol(events, version, meta, inherited_event_count))
+
+
+def audit_log(log: Any) -> AuditReport:
+    """Audit a loaded `workbench.io.model.Log`."""
+    return audit_events(log.events, version=log.format_version or 0, meta=log.meta,
+                        session_id=log.session_id,
+                        inherited_event_count=getattr(log, "inherited_event_count", 0))

@@ -1,0 +1,226 @@
+"""The individual audit checks of one compaction attempt or prune. Layer: core.
+
+Each function returns the applicable `Check`s (name, pass/fail, evidence); the list of checks and
+what each one means is in `workbench.core.compaction.audit`. Details always name the seqs and the
+numbers compared, so a failing row can be found in the log without rerunning anything.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from workbench.core.compaction.brackets import CompactionRecord, PruneRecord
+from workbench.core.compaction.pairing import ToolPairingError, cut_balanced
+from workbench.core.requests import Attempt
+from workbench.core.timeline import SurfaceTimeline
+from workbench.io.jsjson import deep_equal, js_str
+
+_TRANSCRIPT_TYPES = frozenset({"user/message", "assistant/message", "tool/result"})
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    name: str
+    ok: bool
+    detail: str
+
+    def as_json(self) -> dict[str, Any]:
+        return {"name": self.name, "ok": self.ok, "detail": self.detail}
+
+
+def _seqs(seqs: Sequence[Any] | None, limit: int = 12) -> str:
+    if seqs is None:
+        return "none"
+    items = [js_str(s) for s in seqs]
+    if len(items) > limit:
+        items = items[:limit // 2] + ["…"] + items[-(limit // 2):]
+    return "[" + ", ".join(items) + "]"
+
+
+def _bracket_closed(r: CompactionRecord, events: Sequence[Mapping[str, Any]]) -> Check:
+    if r.end_seq is not None:
+        outcome = "cleanly" if r.status == "completed" else f"with error {r.error!r}"
+        return Check("bracket_closed", True, f"start {r.start_seq} closed by compaction/end "
+                     f"{r.end_seq} {outcome}")
+    if r.status == "stale":
+        return Check("bracket_closed", True, f"start {r.start_seq} never closed; released by "
+                     f"session/end-seed {r.end_seed_seq} (an earlier process lifecycle): stale")
+    return Check("bracket_closed", False, f"start {r.start_seq} has no compaction/end and no "
+                 f"later session/end-seed (log ends at seq {len(events) - 1}): interrupted, "
+                 "the compaction lock is still held")
+
+
+def _inside_bracket(r: CompactionRecord) -> Check | None:
+    if r.status == "failed" and r.summary_seq is None and r.replacement_seq is None:
+        return None
+    if r.status in ("interrupted", "stale") and r.summary_seq is None:
+        return None
+    chain = [("start", r.start_seq), ("summary", r.summary_seq),
+             ("replacement", r.replacement_seq), ("end", r.end_seq)]
+    if r.status != "completed":
+        chain = [(n, s) for n, s in chain if s is not None]
+    missing = [n for n, s in chain if s is None]
+    shown = " < ".join(f"{n} {s}" for n, s in chain if s is not None)
+    if missing:
+        return Check("inside_bracket", False, f"{' and '.join(missing)} missing: {shown}")
+    seqs = [s for _, s in chain]
+    ok = all(a < b for a, b in zip(seqs, seqs[1:]))
+    return Check("inside_bracket", ok, shown if ok else f"out of order: {shown}")
+
+
+def _cites_sources(r: CompactionRecord, timeline: SurfaceTimeline,
+                   hidden: tuple[int, ...] | None) -> Check:
+    rejected = next((e for e in timeline.errors if e.seq == r.replacement_seq), None)
+    sources = set(r.replacement_sources or ())
+    wanted = [("start", r.start_seq), ("summary", r.summary_seq)]
+    missing = [f"{n} {s}" for n, s in wanted if s is not None and s not in sources]
+    missing_nodes = [s for s in hidden or () if s not in sources]
+    if missing_nodes:
+        missing.append(f"shadowed {_seqs(missing_nodes)}")
+    cited = f"sources {_seqs(r.replacement_sources, 16)} of replacement {r.replacement_seq}"
+    if rejected is not None:
+        return Check("replacement_cites_sources", False, f"the fold rejects seq {rejected.seq} "
+                     f"({rejected.kind}): {rejected.message}; {cited}")
+    if missing:
+        return Check("replacement_cites_sources", False, f"{cited} omit {', '.join(missing)}")
+    return Check("replacement_cites_sources", True, f"{cited} cite start {r.start_seq}, summary "
+                 f"{r.summary_seq} and all {len(hidden or ())} shadowed nodes")
+
+
+def _pairing_after(r: CompactionRecord, events: Sequence[Mapping[str, Any]],
+                   timeline: SurfaceTimeline, hidden: tuple[int, ...]) -> Check | None:
+    seq = r.replacement_seq
+    if r.replacement_landed:
+        surface = list(timeline.surface_at(seq))
+    else:   # what the surface would be had the fold applied it
+        surface = list(timeline.surface_at(seq - 1))
+        if hidden[0] not in surface:
+            return None
+        i = surface.index(hidden[0])
+        surface[i:i + len(hidden)] = [seq]
+    try:
+        cuts = cut_balanced(surface, events)
+    except ToolPairingError as exc:
+        return Check("tool_pairing_after", False, f"after replacement {seq}: {exc.message}")
+    at = surface.index(seq)
+    before, after = cuts[at], cuts[at + 1]
+    if before and after:
+        return Check("tool_pairing_after", True, f"cuts before and after checkpoint {seq} "
+                     f"(surface position {at} of {len(surface)}) are balanced")
+    side = " and ".join(n for n, ok in (("before", before), ("after", after)) if not ok)
+    return Check("tool_pairing_after", False, f"the cut {side} checkpoint {seq} (surface "
+                 f"position {at}) splits a tool call from its result")
+
+
+def _newest_result(r: CompactionRecord, events: Sequence[Mapping[str, Any]],
+                   timeline: SurfaceTimeline, hidden: tuple[int, ...]) -> Check | None:
+    surface = timeline.surface_at(r.replacement_seq - 1)
+    results = [s for s in surface if events[s].get("type") == "tool/result"]
+    if not results:
+        return None
+    newest = max(results)
+    if newest in hidden:
+        return Check("newest_tool_result_visible", False, f"the newest tool result {newest} is "
+                     f"among the shadowed nodes {_seqs(hidden)}")
+    return Check("newest_tool_result_visible", True, f"the newest tool result {newest} stays on "
+                 "the surface")
+
+
+def _next_request(r: CompactionRecord, events: Sequence[Mapping[str, Any]],
+                  timeline: SurfaceTimeline, attempt: Attempt | None) -> Check | None:
+    if attempt is None or not r.replacement_landed:
+        return None
+    at = attempt.before - 1
+    node = timeline.representative(r.replacement_seq, at)
+    surface = timeline.surface_at(at)
+    if node is None or node not in set(surface):
+        return Check("next_request_sees_checkpoint", False, f"request {attempt.seq} (built "
+                     f"after seq {at}) does not contain checkpoint {r.replacement_seq}")
+    position = surface.index(node)
+    via = "" if node == r.replacement_seq else f" through later checkpoint {node}"
+    if timeline.message_at(node, at) is None:
+        return Check("next_request_sees_checkpoint", False, f"checkpoint node {node} derives no "
+                     f"message in request {attempt.seq}")
+    return Check("next_request_sees_checkpoint", True, f"request {attempt.seq} holds checkpoint "
+                 f"{r.replacement_seq}{via} at surface position {position} of {len(surface)}")
+
+
+def _originals(r: CompactionRecord, events: Sequence[Mapping[str, Any]],
+               timeline: SurfaceTimeline, hidden: tuple[int, ...]) -> Check:
+    problems = []
+    originals = 0
+    for seq in hidden:
+        if not (0 <= seq < len(events)) or events[seq].get("seq") != seq:
+            problems.append(f"{seq} is not in the log")
+            continue
+        for original in timeline.lineage(seq) or (seq,):
+            originals += 1
+            event = events[original]
+            if event.get("type") in _TRANSCRIPT_TYPES and event.get("surfaceOp") != "append":
+                problems.append(f"{original} is not an append-origin transcript event")
+    if problems:
+        return Check("originals_preserved", False, "; ".join(problems[:5]))
+    return Check("originals_preserved", True, f"{len(hidden)} shadowed nodes standing for "
+                 f"{originals} original events are in the log and the transcript")
+
+
+def compaction_checks(r: CompactionRecord, events: Sequence[Mapping[str, Any]],
+                      timeline: SurfaceTimeline, price: Callable[[int], int], *, version: int,
+                      hidden: tuple[int, ...] | None, computed: int | None,
+                      next_request: Attempt | None) -> tuple[Check, ...]:
+    """The applicable checks of one attempt (see `workbench.core.compaction.audit`)."""
+    checks: list[Check | None] = [_bracket_closed(r, events), _inside_bracket(r)]
+    if r.status == "failed" and r.replacement_seq is None:
+        return tuple(c for c in checks if c is not None)
+    if r.replacement_seq is not None:
+        checks.append(_cites_sources(r, timeline, hidden))
+    if r.summary_seq is not None and hidden is not None:
+        logged = r.logged_shadowed_seqs
+        same = logged is not None and deep_equal(list(logged), list(hidden))
+        checks.append(Check("shadowed_seqs_match_fold", same, f"logged {_seqs(logged)} vs "
+                            f"hidden {_seqs(hidden)}" + ("" if same else " differ")))
+        same = deep_equal(r.logged_shadowed_tokens, computed)
+        checks.append(Check("shadowed_tokens_match", same, f"logged shadowedTokenCount "
+                            f"{js_str(r.logged_shadowed_tokens)} vs heuristic {computed} over "
+                            f"{len(hidden)} nodes"))
+    if hidden and computed is not None and r.summary_seq is not None:
+        added = (r.replacement_tokens if r.replacement_seq is not None
+                 else r.framed_summary_tokens)
+        what = (f"checkpoint {r.replacement_seq}" if r.replacement_seq is not None
+                else "framed summary")
+        smaller = added is not None and added < computed
+        checks.append(Check("checkpoint_smaller", smaller, f"{what} prices {added} tokens "
+                            f"{'<' if smaller else '>='} {computed} hidden"))
+    if r.replacement_seq is not None and hidden:
+        checks.append(_pairing_after(r, events, timeline, hidden))
+        checks.append(_newest_result(r, events, timeline, hidden))
+        checks.append(_next_request(r, events, timeline, next_request))
+    if hidden:
+        checks.append(_originals(r, events, timeline, hidden))
+    return tuple(c for c in checks if c is not None)
+
+
+def prune_checks(p: PruneRecord) -> tuple[Check, ...]:
+    """Checks of one tool-result prune (v0 §5.9, v4 §5.9)."""
+    checks = []
+    if p.replacement_seq is None:
+        return (Check("prune_replacement_adjacent", False,
+                      f"compaction/prune {p.prune_seq} has no replacement tool/result"),)
+    adjacent = p.replacement_seq == p.prune_seq + 1
+    checks.append(Check("prune_replacement_adjacent", adjacent, f"prune {p.prune_seq} → "
+                        f"replacement {p.replacement_seq}"))
+    same = p.original_tokens is not None and deep_equal(p.logged_shadowed_tokens,
+                                                        p.original_tokens)
+    checks.append(Check("prune_price_matches", same, f"logged shadowedTokenCount "
+                        f"{js_str(p.logged_shadowed_tokens)} vs heuristic {p.original_tokens} of "
+                        f"original {js_str(p.original_seq)}"))
+    target = p.fold_shadowed_seqs is not None and deep_equal(list(p.fold_shadowed_seqs),
+                                                             list(p.logged_shadowed_seqs))
+    checks.append(Check("prune_target", target, f"logged shadowedSeqs "
+                        f"{_seqs(p.logged_shadowed_seqs)} vs fold {_seqs(p.fold_shadowed_seqs)}"))
+    smaller = (p.chars_before is not None and p.chars_after is not None
+               and p.chars_after < p.chars_before)
+    checks.append(Check("prune_smaller", smaller, f"{p.chars_before} → {p.chars_after} code "
+                        "points"))
+    return tuple(checks)

@@ -1,0 +1,181 @@
+"""What a compaction cost the model: lost facts and the prefix-cache break. Layer: core.
+
+* `lost_probe` — which concrete facts of the hidden span (file paths, identifiers, error strings,
+  numbers, URLs) reappear in the summary. The summarizer is told to "preserve exact file paths,
+  commands, error strings, identifiers, numeric values" (reference `COMPACTION_INSTRUCTION`), so a
+  fact that does not occur verbatim in the summary text is reported as lost. It is a heuristic
+  probe (regular expressions over message text), not a proof: paraphrases count as lost.
+* `cache_break` — where the first request after the compaction stops sharing its prefix with the
+  last request before it: the first differing message position and the heuristic tokens before
+  it (the envelope counts when it is unchanged). Requests are rebuilt by
+  `workbench.core.requests.rebuild_request` (v0 §7, v4 §7), so this reads exactly what the model
+  was sent, minus provider-side rendering.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from workbench.core.requests import Attempt, rebuild_request
+from workbench.core.timeline import SurfaceTimeline
+from workbench.core.tokens.heuristic import estimate_header, estimate_message
+from workbench.io.jsjson import deep_equal
+
+LIST_LIMIT = 50
+"""At most this many kept / lost items per category in a report (counts are always complete)."""
+
+_URL = re.compile(r"https?://[^\s<>\"'`)\]}]+")
+_PATH = re.compile(r"(?<![\w/.:@-])(?:~|\.{1,2})?/?(?:[\w.@+-]+/)+[\w.@+-]*[\w@+-]")
+_FILE = re.compile(r"\b[\w-]+\.(?:py|js|mjs|cjs|ts|tsx|jsx|json|jsonl|md|txt|log|ya?ml|toml|sh|"
+                   r"c|h|cc|cpp|hpp|rs|go|java|kt|rb|php|html|css|csv|tsv|ini|cfg|lock|sql|xml|"
+                   r"zst|zstd)\b")
+_ERROR = re.compile(r"\b[A-Z]\w*(?:Error|Exception)\b|\b[A-Z][A-Z0-9]+(?:_[A-Z0-9]+)+\b"
+                    r"|\bexit code:? \d+|(?im:^\s*(?:error|fatal|traceback)\b[^\n]{0,100})")
+_IDENT = re.compile(r"\b(?:[a-z][a-z0-9]*(?:[A-Z][a-z0-9]*)+|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+"
+                    r"|[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+)\b")
+_NUMBER = re.compile(r"(?<![\w.])\d{2,}(?:\.\d+)?(?![\w])")
+
+CATEGORIES = ("paths", "identifiers", "errors", "numbers", "urls")
+
+
+def message_text(message: Any) -> str:
+    """The text a model reads in a message: text/reasoning blocks, tool-call names and
+    arguments, and (v0) the inner content of tool-result blocks, one per line."""
+    parts: list[str] = []
+    _collect(message.get("content") if isinstance(message, dict) else None, parts)
+    return "\n".join(parts)
+
+
+def _collect(content: Any, parts: list[str]) -> None:
+    if isinstance(content, str):
+        parts.append(content)
+        return
+    if not isinstance(content, list):
+        return
+    for block in content:
+        if not isinstance(block, dict):
+            continue
+        kind = block.get("type")
+        if kind in ("text", "reasoning") and isinstance(block.get("text"), str):
+            parts.append(block["text"])
+        elif kind == "tool-call":
+            for key in ("name", "arguments"):
+                if isinstance(block.get(key), str):
+                    parts.append(block[key])
+        elif kind == "tool-result":
+            _collect(block.get("content"), parts)
+
+
+def extract_facts(text: str) -> dict[str, list[str]]:
+    """Distinct facts per category, in order of first appearance. A span claimed by an earlier
+    category (URL, then path, then error) is not counted again by a later one."""
+    found: dict[str, dict[str, None]] = {c: {} for c in CATEGORIES}
+    for match in _URL.finditer(text):
+        found["urls"][match.group().rstrip(".,;:")] = None
+    rest = _URL.sub(" ", text)
+    for pattern in (_PATH, _FILE):
+        for match in pattern.finditer(rest):
+            found["paths"][match.group().rstrip(".,;:")] = None
+    rest = _FILE.sub(" ", _PATH.sub(" ", rest))
+    for match in _ERROR.finditer(rest):
+        found["errors"][match.group().strip()] = None
+    rest = _ERROR.sub(" ", rest)
+    for match in _IDENT.finditer(rest):
+        found["identifiers"][match.group()] = None
+    for match in _NUMBER.finditer(rest):
+        found["numbers"][match.group()] = None
+    return {c: list(v) for c, v in found.items()}
+
+
+@dataclass(frozen=True, slots=True)
+class LostProbe:
+    """Facts of the hidden span and which of them occur verbatim in the summary."""
+
+    hidden_chars: int
+    summary_chars: int
+    kept: Mapping[str, tuple[str, ...]]
+    lost: Mapping[str, tuple[str, ...]]
+
+    @property
+    def kept_fraction(self) -> float | None:
+        kept = sum(len(v) for v in self.kept.values())
+        total = kept + sum(len(v) for v in self.lost.values())
+        return kept / total if total else None
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "hidden_chars": self.hidden_chars, "summary_chars": self.summary_chars,
+            "kept_fraction": self.kept_fraction,
+            "categories": {c: {"found": len(self.kept[c]) + len(self.lost[c]),
+                               "kept": list(self.kept[c][:LIST_LIMIT]),
+                               "lost": list(self.lost[c][:LIST_LIMIT])} for c in CATEGORIES},
+        }
+
+
+def lost_probe(hidden_messages: Iterable[Any], summary: Any) -> LostProbe:
+    """Probe the facts of `hidden_messages` against the logged `summary` blocks."""
+    hidden = "\n".join(message_text(m) for m in hidden_messages)
+    summary_text = message_text({"content": summary})
+    facts = extract_facts(hidden)
+    kept = {c: tuple(f for f in facts[c] if f in summary_text) for c in CATEGORIES}
+    lost = {c: tuple(f for f in facts[c] if f not in summary_text) for c in CATEGORIES}
+    return LostProbe(len(hidden), len(summary_text), kept, lost)
+
+
+@dataclass(frozen=True, slots=True)
+class CacheBreak:
+    """Prefix shared by the last request before and the first request after a compaction.
+
+    `position` is the index of the first message that differs (== the shorter length when one
+    list is a prefix of the other); `prefix_tokens` the heuristic price of everything before it,
+    the envelope (v0 system + tools, v4 tools) included. A changed envelope breaks the cache at
+    the very start (position 0, no prefix)."""
+
+    request_before_seq: int
+    request_after_seq: int
+    messages_before: int
+    messages_after: int
+    envelope_changed: bool
+    position: int
+    prefix_tokens: int
+    tokens_before: int
+    tokens_after: int
+
+    def as_json(self) -> dict[str, Any]:
+        return {"request_before_seq": self.request_before_seq,
+                "request_after_seq": self.request_after_seq,
+                "messages_before": self.messages_before, "messages_after": self.messages_after,
+                "envelope_changed": self.envelope_changed, "position": self.position,
+                "prefix_tokens": self.prefix_tokens, "tokens_before": self.tokens_before,
+                "tokens_after": self.tokens_after}
+
+
+def _envelope(request: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in request.items() if k not in ("messages", "sessionId")}
+
+
+def cache_break(events: Sequence[Mapping[str, Any]], timeline: SurfaceTimeline,
+                before: Attempt, after: Attempt, *, version: int) -> CacheBreak:
+    """Compare the rebuilt requests of two attempts (module doc)."""
+    a = rebuild_request(events, timeline, before, version=version, session_id=None)
+    b = rebuild_request(events, timeline, after, version=version, session_id=None)
+    ma, mb = a["messages"], b["messages"]
+    position = 0
+    limit = min(len(ma), len(mb))
+    while position < limit and deep_equal(ma[position], mb[position]):
+        position += 1
+    envelope_changed = not deep_equal(_envelope(a), _envelope(b))
+    tools = {k: a[k] for k in ("system", "tools") if k in a}
+    envelope_tokens = estimate_header(tools, version=version)
+    prices_a = [estimate_message(m, version=version) for m in ma]
+    if envelope_changed:
+        position, prefix = 0, 0
+    else:
+        prefix = envelope_tokens + sum(prices_a[:position])
+    tools_b = {k: b[k] for k in ("system", "tools") if k in b}
+    total_b = estimate_header(tools_b, version=version) + sum(
+        estimate_message(m, version=version) for m in mb)
+    return CacheBreak(before.seq, after.seq, len(ma), len(mb), envelope_changed, position, prefix,
+                      envelope_tokens + sum(prices_a), total_b)
