@@ -67,7 +67,8 @@ class LineageScript:
                 delivery: bool | None = None, max_tokens: int = 2048) -> Compaction:
         """One compaction bracket over the surface span `start_seq..end_seq` (default: every node
         after a v4 system head). Owner = the open turn, or null between turns. `error` logs a
-        failed bracket (after a summary when `summary_logged`), `interrupted` leaves it open,
+        failed bracket (after a summary when `summary_logged`), `interrupted` leaves it open (after
+        a summary when `summary_logged`),
         `command` wraps a standalone bracket in `command/run` … `command/done` (manual /compact)."""
         state = self.state
         if state.open_compaction is not None:
@@ -99,7 +100,7 @@ class LineageScript:
             self.delivery_accepted()
         texts = [summary] if isinstance(summary, str) else list(summary)
         summary_seq = replacement = None
-        if error is None or summary_logged:
+        if (error is None and not interrupted) or summary_logged:
             provider, model = state.route or self.default_route
             usage = {"inputTokens": price + 200, "outputTokens": shapes.approx_tokens(
                 sum(len(t) for t in texts)) + 1}

@@ -1,0 +1,310 @@
+"""The log builder writes logs that fold, price and frame exactly as DSH logs do."""
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+import zstandard
+
+from workbench.build import BuildError, LogBuilder
+from workbench.build.shapes import CHECKPOINT_PREAMBLE, PRUNE_MARKER
+from workbench.core.streams import verify_settlement
+from workbench.core.surface import fold_surface
+from workbench.core.tokens.heuristic import node_price
+from workbench.io.jsjson import js_len, loads
+from workbench.io.rows_v0 import decode_storage_record
+
+TOOLS = [{"name": "read", "description": "Read a file", "parameters": {"type": "object"}}]
+
+
+def script(version: int, **kw) -> LogBuilder:
+    """Two turns with tools, a prune, completed / nested / failed / manual / interrupted brackets."""
+    b = LogBuilder(version=version, session_id="session-test", **kw)
+    with b.turn():
+        with b.step():
+            b.system("You are a coding agent.")
+            b.user("Upgrade dependencies")
+            b.request_header(tools=TOOLS, max_tokens=2048)
+            a = b.assistant("Reading both files to see which dependencies are pinned and how.",
+                            reasoning="Look first.",
+                            tool_calls=[("read", {"path": "pyproject.toml"}),
+                                        ("read", {"path": "setup.cfg"})])
+            b.tool_result(a.call_ids[0], text="[project]\nname = 'x'\n" * 300)
+            b.tool_result(a.call_ids[1], text="nothing here")
+        with b.step():
+            b.assistant("Both read.")
+    b.prune(b.surface[-3], head=100, tail=50)
+    with b.turn():
+        b.compact(summary="The user asked for an upgrade.")
+        with b.step():
+            b.user("Continue.")
+            b.assistant("Continuing.")
+        b.compact(summary="Nested summary.")
+    b.compact(summary="too big", error="summary is not smaller than the shadowed content "
+                                        "(9 estimated framed tokens >= 3)")
+    b.compact(summary="Manual summary.", command=True)
+    b.compact(summary="never finished", interrupted=True)
+    b.end_seed()
+    return b
+
+
+@pytest.fixture(params=[0, 4], ids=["v0", "v4"])
+def version(request) -> int:
+    return request.param
+
+
+def test_builder_surface_equals_the_fold(version: int) -> None:
+    b = script(version)
+    fold = fold_surface(b.events, version=version)
+    assert fold.nodes == b.surface
+    assert [e["seq"] for e in b.events] == list(range(len(b.events)))
+
+
+def test_compaction_records_match_the_fold_and_the_meter(version: int) -> None:
+    b = script(version)
+    fold = fold_surface(b.events, version=version)
+    by_seq = {r.seq: r for r in fold.replacements}
+    events = b.events
+    summaries = [e for e in events if e["type"] == "compaction/summary"]
+    assert len(summaries) == 3
+    for summary in summaries:
+        checkpoint = events[summary["seq"] + 1]
+        shadowed = summary["data"]["shadowedSeqs"]
+        assert tuple(shadowed) == by_seq[checkpoint["seq"]].shadowed
+        assert summary["data"]["shadowedTokenCount"] == sum(
+            node_price(events[s], version=version) for s in shadowed)
+        start = next(e["seq"] for e in events if e["type"] == "compaction/start"
+                     and e["data"]["compactionId"] == summary["data"]["compactionId"])
+        assert checkpoint["sourceEventSeqs"] == [start, summary["seq"], *shadowed]
+        assert js_len(checkpoint["data"]["content"][0]["text"]) == 321
+    assert CHECKPOINT_PREAMBLE.endswith("<compacted-summary>")
+
+
+def test_failed_and_interrupted_brackets(version: int) -> None:
+    b = script(version)
+    ends = {e["data"]["compactionId"]: e for e in b.events if e["type"] == "compaction/end"}
+    starts = [e for e in b.events if e["type"] == "compaction/start"]
+    assert len(starts) == 5 and len(ends) == 4
+    failed = [e for e in ends.values() if "error" in e["data"]]
+    assert [e["data"]["error"][:28] for e in failed] == ["summary is not smaller than "]
+    assert b.events[-1]["type"] == "session/end-seed"
+    manual = [e for e in starts if e["data"]["turn"] is None and "sourceCommandId" in e["data"]]
+    assert len(manual) == 1
+    done = next(e for e in b.events if e["type"] == "command/done")
+    assert done["data"]["kind"] == "success" and done["data"]["sourceEventSeq"] > 0
+
+
+def test_prune_rewrites_only_the_content(version: int) -> None:
+    b = script(version)
+    prune = next(e for e in b.events if e["type"] == "compaction/prune")
+    original = b.events[prune["data"]["shadowedSeqs"][0]]
+    replacement = b.events[prune["seq"] + 1]
+    assert prune["data"]["shadowedTokenCount"] == node_price(original, version=version)
+    assert replacement["sourceEventSeqs"] == [original["seq"]]
+    a, r = original["data"]["message"], replacement["data"]["message"]
+    if version >= 4:
+        assert {k: v for k, v in a.items() if k != "content"} == \
+            {k: v for k, v in r.items() if k != "content"}
+        text = r["content"][0]["text"]
+    else:
+        assert a["content"][0]["toolCallId"] == r["content"][0]["toolCallId"]
+        text = r["content"][0]["content"][0]["text"]
+    assert len(text) == 100 + len(PRUNE_MARKER) + 50
+    assert PRUNE_MARKER in text
+
+
+def test_v4_streams_settle() -> None:
+    b = script(4)
+    messages = [e for e in b.events if e["type"] == "assistant/message"]
+    assert messages
+    for event in messages:
+        verify_settlement(event)
+        assert "sourceEventSeqs" not in event
+
+
+def test_v0_message_cites_its_chunks() -> None:
+    b = script(0)
+    message = next(e for e in b.events if e["type"] == "assistant/message")
+    cited = [b.events[s] for s in message["sourceEventSeqs"]]
+    assert {e["type"] for e in cited} == {"assistant/chunk"}
+    assert cited[-1]["data"]["chunk"]["type"] == "finish"
+
+
+def _frames(data: bytes) -> list[bytes]:
+    frames = []
+    while data:
+        obj = zstandard.ZstdDecompressor().decompressobj()
+        frames.append(obj.decompress(data))
+        data = obj.unused_data
+    return frames
+
+
+def test_zstd_frames_header_alone_one_frame_per_batch(version: int, tmp_path: Path) -> None:
+    b = script(version)
+    plain = b.write(tmp_path / "plain.jsonl").read_bytes()
+    packed = b.write(tmp_path / "log.zstd", compression="zstd").read_bytes()
+    frames = _frames(packed)
+    assert frames[0].count(b"\n") == 1 and frames[0].endswith(b"\n")
+    assert loads(frames[0][:-1]) == b.header()
+    assert len(frames) == 1 + len(list(b.batches()))
+    assert b"".join(frames) == plain
+    offset = 0
+    for frame in frames:  # every frame: checksum on, no content size (descriptor 0x04)
+        assert packed[offset + 4] == 0x04
+        offset += _frame_length(packed[offset:])
+    assert offset == len(packed)
+
+
+def _frame_length(data: bytes) -> int:
+    obj = zstandard.ZstdDecompressor().decompressobj()
+    obj.decompress(data)
+    return len(data) - len(obj.unused_data)
+
+
+def test_v0_packed_rows_round_trip(tmp_path: Path) -> None:
+    b = script(0)
+    lines = b.write(tmp_path / "session.jsonl").read_bytes().splitlines()[1:]
+    records = [loads(line) for line in lines]
+    assert any(r["type"] == "text-chunks" for r in records)
+    decoded = [e for r in records for e in decode_storage_record(r)]
+    assert decoded == b.events
+    unpacked = b.write(tmp_path / "flat.jsonl", pack_rows=False).read_bytes().splitlines()
+    assert len(unpacked) == len(b.events) + 1
+
+
+def test_streaming_mode_writes_the_same_bytes(version: int, tmp_path: Path) -> None:
+    memory = script(version).write(tmp_path / "a.zstd", compression="zstd").read_bytes()
+    streamed = script(version, stream_to=tmp_path / "b.zstd", compression="zstd")
+    assert streamed.events is None
+    streamed.close()
+    assert (tmp_path / "b.zstd").read_bytes() == memory
+
+
+def test_same_script_same_bytes(tmp_path: Path) -> None:
+    a = script(4).write(tmp_path / "a.jsonl").read_bytes()
+    assert script(4).write(tmp_path / "b.jsonl").read_bytes() == a
+
+
+def test_fork_v4_marks_the_inherited_prefix() -> None:
+    b = script(4)
+    child = b.fork("child-1")
+    header = child.header()
+    assert header["parentSession"] == "session-test" and header["isSeeded"] is True
+    marker = child.events[-1]
+    assert marker["type"] == "session/end-seed" and marker["data"] == {"inherited": True}
+    assert marker["seq"] == len(b.events)
+    assert child.events[:-1] == b.events
+    with child.turn():
+        with child.step():
+            child.user("Go on in the fork.")
+    assert fold_surface(child.events, version=4).nodes == child.surface
+
+
+def test_fork_clips_to_the_last_completed_turn() -> None:
+    b = LogBuilder(version=4)
+    with b.turn():
+        with b.step():
+            b.system("sys")
+            b.user("one")
+    b.turn_start()
+    child = b.fork()
+    assert child.events[-2]["type"] == "turn/end"
+    assert child.header()["isSeeded"] is True
+
+
+def test_fork_v0_uses_seed_length() -> None:
+    b = script(0)
+    child = b.fork("child-0")
+    assert child.header()["seedLength"] == len(b.events)
+    assert child.events[-1]["type"] == "session/end-seed" and child.events[-1]["data"] == {}
+
+
+def test_spawned_subagent_links_parent_and_child(version: int) -> None:
+    b = LogBuilder(version=version, session_id="session-parent", delegation_depth=0)
+    with b.turn():
+        child = b.spawn_subagent(label="Grep helper")
+    header = child.header()
+    assert header["parentSession"] == "session-parent"
+    assert header["origin"] == "subagent" and header["delegationDepth"] == 1
+    catalog = [e for e in b.events if e["type"] == "subagent/catalog"]
+    assert [e["data"]["childId"] for e in catalog] == ([child.session_id] if version >= 4 else [])
+    with child.turn():
+        pass
+    assert [e["type"] for e in child.events] == ["turn/start", "subagent/descriptor", "turn/end"]
+
+
+def test_repair_closes_an_open_turn(version: int) -> None:
+    b = LogBuilder(version=version)
+    b.turn_start()
+    b.step_start()
+    b.system("sys")
+    b.user("go")
+    a = b.assistant("calling", tool_calls=[("read", {"p": 1}), ("read", {"p": 2})])
+    b.tool_call(a.call_ids[0])
+    b.repair()
+    tail = b.events[-4:]
+    assert [e["type"] for e in tail] == ["tool/result", "tool/result", "step/end", "turn/end"]
+    assert tail[0]["data"]["error"]["code"] == "TOOL_OUTCOME_UNKNOWN"
+    assert tail[0]["sourceEventSeqs"] == [a.seq + (1 if version >= 4 else 1)]
+    assert tail[1]["data"]["error"]["code"] == "TOOL_NOT_STARTED"
+    assert "sourceEventSeqs" not in tail[1]
+    assert tail[1]["data"]["message"]["id"] == f"interrupted-tool-result-{a.call_ids[1]}-" \
+        f"{tail[1]['seq']}"
+    assert tail[3]["data"]["reason"] == {"kind": "interrupted"}
+    assert len({e["time"] for e in tail}) == 1
+    assert fold_surface(b.events, version=version).nodes == b.surface
+
+
+def _unanswered(b: LogBuilder) -> None:
+    with b.turn():
+        with b.step():
+            b.user("x")
+            b.assistant("calling", tool_calls=[("read", {})])
+
+
+def _unknown_call(b: LogBuilder) -> None:
+    with b.turn():
+        with b.step():
+            b.tool_result("toolu_9999", text="x")
+
+
+def _head_in_range(b: LogBuilder) -> None:
+    with b.turn():
+        with b.step():
+            b.system("sys")
+            b.user("x")
+        b.compact(b.surface[0], b.surface[-1])
+
+
+def _nested_turn(b: LogBuilder) -> None:
+    with b.turn():
+        b.turn_start()
+
+
+def _message_outside_step(b: LogBuilder) -> None:
+    b.assistant("hello")
+
+
+@pytest.mark.parametrize(("scenario", "message"), [
+    (_unanswered, "ends with unanswered tool calls"),
+    (_unknown_call, "was not advertised"),
+    (_head_in_range, "may not include the protected system head"),
+    (_nested_turn, "turn 1 is still open"),
+    (_message_outside_step, "needs an open step"),
+], ids=["unanswered-calls", "unknown-call", "system-head-in-range", "nested-turn",
+        "message-outside-step"])
+def test_build_errors(scenario, message: str) -> None:
+    with pytest.raises(BuildError, match=message):
+        scenario(LogBuilder(version=4))
+
+
+@pytest.mark.skipif(importlib.util.find_spec("workbench.core.load") is None,
+                    reason="workbench.core.load (the loader) is not there yet")
+@pytest.mark.parametrize("compression", ["none", "zstd"])
+def test_written_logs_load_cleanly(version: int, compression: str, tmp_path: Path) -> None:
+    from workbench.core.load import load_log
+    b = script(version)
+    log = load_log(b.write(tmp_path / f"session.{compression}", compression=compression))
+    assert [d for d in log.defects if d.severity != "warning"] == []
+    assert len(log.events) == len(b.events)
