@@ -1,9 +1,43 @@
 """workbench: load DSH session logs, fold their surfaces, audit compactions, count tokens.
 
-`import workbench` never loads widgets; views live in `workbench.views`.
+    import workbench
+    session = workbench.load("session.v4.jsonl")      # a Session: lazy, cached DataFrames
+    session.events_df(); session.surface_df(120); session.compactions_df()
+    frames = workbench.load_sessions("~/.dsh/sessions")  # many sessions, one set of frames
+
+`import workbench` stays light: it never loads widgets or plots (views live in
+`workbench.views`), and pandas is imported only when `load`/`load_sessions` is first used.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 __version__ = "0.1.0"
 
-__all__ = ["__version__"]
+__all__ = ["Session", "SessionFrames", "__version__", "load", "load_sessions"]
+
+if TYPE_CHECKING:
+    from workbench.frames.many import SessionFrames, load_sessions
+    from workbench.session import Session, load
+
+_LAZY = {
+    "load": "workbench.session",
+    "Session": "workbench.session",
+    "load_sessions": "workbench.frames.many",
+    "SessionFrames": "workbench.frames.many",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        msg = f"module 'workbench' has no attribute {name!r}"
+        raise AttributeError(msg)
+    import importlib
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -1,0 +1,126 @@
+"""`events_df`: one row per logical event (seq == row). Layer: frames.
+
+Selects and types what the scan (`workbench.frames.scan`), the core surface fold and the core
+meter computed; never recomputes semantics. Row `i` is the event with seq `i`: v4 stream chunks
+have no seq and are no rows (v4 spec §2.2); v0 `assistant/chunk` events are rows (v0 §2.2).
+
+Surface status follows the fold classification (v0 spec §4.7): ``current`` (a node at the end),
+``shadowed`` (removed by a replacement; `shadowed_by` is the replacing event), ``log-only``
+(never a node), and ``rejected`` for an event that broke a fold rule: the core timeline skips its
+surface change and folds on, so later events still have a status (the log is corrupt there; the
+defects say why).
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from workbench.frames.columns import (EVENT_TYPE, ROLE, SEQ_LIST, SURFACE_OP, TIME, Column,
+                                      Columns, frame)
+from workbench.frames.scan import EventScan
+
+if TYPE_CHECKING:
+    from workbench.session import Session
+
+SURFACE_STATUS = pd.CategoricalDtype(["current", "shadowed", "log-only", "rejected"])
+"""Fold classification of an event at the end of the log (v0 spec §4.7), plus ``rejected``."""
+
+
+@dataclass(frozen=True, slots=True)
+class EventsSource:
+    """What the column getters read: the scan, status codes into `SURFACE_STATUS`, the
+    replacing seq (-1: none), the final position (-1: not a node) and node prices (-1: none)."""
+
+    scan: EventScan
+    status: np.ndarray
+    shadowed_by: np.ndarray
+    position: np.ndarray
+    tokens: np.ndarray
+
+
+def events_source(session: Session) -> EventsSource:
+    """Collect the per-event arrays of a session (scan, timeline, prices)."""
+    n = len(session)
+    surface = session.surface
+    status = np.full(n, 2, dtype=np.int8)
+    status[surface.node] = 0
+    status[surface.shadowed_by >= 0] = 1
+    status[surface.rejected] = 3
+    position = np.full(n, -1, dtype=np.int64)
+    final = np.asarray(surface.final_nodes, dtype=np.int64)
+    position[final] = np.arange(len(final), dtype=np.int64)
+    return EventsSource(session.scan, status, surface.shadowed_by, position, session.prices)
+
+
+def _masked(values: np.ndarray) -> pd.arrays.IntegerArray:
+    return pd.arrays.IntegerArray(np.where(values < 0, 0, values), values < 0)
+
+
+def _shadowed_at(src: EventsSource) -> list[int | None]:
+    by, times = src.shadowed_by, src.scan.time
+    return [times[b] if b >= 0 else None for b in by.tolist()]
+
+
+EventIdentity: Columns = (
+    Column("seq", "Int64", lambda s: s.scan.seq, "position in the logical log (0-based, v0 §1.8)"),
+    Column("time", TIME, lambda s: s.scan.time,
+           "when the event was appended (epoch ms, UTC); NaT when the log has no times "
+           "(v0 fixtures, §1.11)"),
+    Column("type", EVENT_TYPE, lambda s: s.scan.type, "event type (§3.2)"),
+    Column("turn", "Int64", lambda s: s.scan.turn,
+           "turn open at this event (turn/start .. turn/end inclusive); NA between turns"),
+    Column("step", "Int64", lambda s: s.scan.step,
+           "step open at this event (step/start .. step/end inclusive); NA outside steps"),
+)
+"""Identity, time and structural position of each event."""
+
+EventMessage: Columns = (
+    Column("role", ROLE, lambda s: s.scan.role, "role of the carried message (surface events)"),
+    Column("message_id", "string", lambda s: s.scan.message_id, "id of the carried message"),
+    Column("source_kind", "string", lambda s: s.scan.source_kind,
+           "message `source.kind` (user, model, tool, compact-checkpoint, plugin, ...)"),
+    Column("preview", "string", lambda s: s.scan.preview,
+           "one-line text preview (message text, tool name, end reason, ...)"),
+)
+"""The message a surface event carries, and a preview of every event."""
+
+EventSurface: Columns = (
+    Column("surface_op", SURFACE_OP, lambda s: s.scan.surface_op,
+           "how the event joined the surface: append or replace (§4.2); NA for log-only events"),
+    Column("replace_start", "Int64", lambda s: s.scan.replace_start,
+           "first replaced node (replace start / startSeq)"),
+    Column("replace_end", "Int64", lambda s: s.scan.replace_end,
+           "last replaced node (replace end / endSeq)"),
+    Column("source_seqs", SEQ_LIST, lambda s: s.scan.source_seqs,
+           "sourceEventSeqs as logical seqs (v4 range pairs expanded); NA when absent"),
+    Column("surface_status", SURFACE_STATUS,
+           lambda s: pd.Categorical.from_codes(s.status, dtype=SURFACE_STATUS),
+           "current / shadowed / log-only at the end of the log; rejected: the fold refused it"),
+    Column("on_surface", "boolean", lambda s: s.status == 0,
+           "a node of the final surface (what the next request would contain)"),
+    Column("surface_position", "Int64", lambda s: _masked(s.position),
+           "position on the final surface (0-based); NA when not a node"),
+    Column("shadowed_by", "Int64", lambda s: _masked(s.shadowed_by),
+           "seq of the replacement that removed this node from the surface"),
+    Column("shadowed_at", TIME, _shadowed_at, "time of that replacement"),
+)
+"""Where the event stands on the surface (v0 spec §4)."""
+
+EventTokens: Columns = (
+    Column("tokens", "Int64", lambda s: _masked(s.tokens),
+           "node price by the default meter (DSH heuristic, §6.4); NA for log-only events"),
+)
+"""Cost of the event as a surface node."""
+
+EVENT_COLUMNS: Columns = EventIdentity + EventMessage + EventSurface + EventTokens
+"""Every column of `events_df`, in order."""
+
+
+def events_frame(session: Session, columns: Sequence[Column] = EVENT_COLUMNS) -> pd.DataFrame:
+    """One row per event with the declared dtypes (an empty log keeps the schema)."""
+    n = len(session)
+    return frame(columns, events_source(session) if n else None, n)

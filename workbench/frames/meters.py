@@ -1,0 +1,67 @@
+"""Token meters as frame columns. Layer: frames (core meters, numpy).
+
+A frame that shows tokens shows one ``<prefix>_<meter>`` column per requested meter
+(`workbench.core.tokens.meters`: ``dsh`` the DSH heuristic — the default and the one DSH itself
+uses for compaction decisions, v0 spec §6 — and the real tokenizers ``o200k``, ``cl100k``,
+``deepseek``). Meter names are validated before any counting, so a typo fails at once with the
+list of known meters (`MeterError`).
+
+Node prices of the ``dsh`` meter come from the session's cached price array (computed once per
+log); other meters count only the events a frame needs, or the whole log once (cached per
+session) for per-seq frames.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from workbench.core.tokens.meters import get_meter, parse_meter_names
+from workbench.frames.columns import Column, Columns
+
+if TYPE_CHECKING:
+    from workbench.session import Session
+
+DEFAULT_METERS: tuple[str, ...] = ("dsh",)
+"""Meters a frame shows unless told otherwise: the DSH heuristic (exact, fast, offline)."""
+
+
+def check_meters(meters: str | Sequence[str]) -> tuple[str, ...]:
+    """Validated, de-duplicated canonical meter names (``"dsh,o200k"`` or a sequence)."""
+    return parse_meter_names(meters)
+
+
+def meter_columns(meters: Sequence[str], prefix: str, doc: str) -> Columns:
+    """One ``Int64`` column ``<prefix>_<meter>`` per meter, read from the source key of that name."""
+    return tuple(Column(f"{prefix}_{m}", "Int64", _getter(f"{prefix}_{m}"), doc.format(meter=m))
+                 for m in meters)
+
+
+def _getter(key: str):
+    return lambda source: source[key]
+
+
+def node_prices(session: Session, meter: str, seqs: Sequence[int]) -> np.ndarray:
+    """Price of the node events `seqs` by `meter` (0 for events that project to no message)."""
+    seqs = np.asarray(seqs, dtype=np.int64)
+    if meter == "dsh":
+        return np.maximum(session.prices[seqs], 0) if len(seqs) else np.zeros(0, np.int64)
+    cached = session._meter_cache.get(meter)
+    if cached is not None:
+        return cached[seqs]
+    m = get_meter(meter, version=session.version)
+    events = session.events
+    return np.fromiter((m.count_event(events[int(s)]) for s in seqs), dtype=np.int64,
+                       count=len(seqs))
+
+
+def log_prices(session: Session, meter: str, *, progress: bool = False) -> np.ndarray:
+    """Per-seq node prices of the whole log by `meter` (computed once per session)."""
+    if meter == "dsh":
+        return np.maximum(session.prices, 0)
+    cached = session._meter_cache.get(meter)
+    if cached is None:
+        m = get_meter(meter, version=session.version)
+        cached = session._meter_cache[meter] = m.count_events(session.events, progress=progress)
+    return cached

@@ -1,0 +1,124 @@
+"""`timeline_df`: the surface over time, one row per seq. Layer: frames.
+
+Row `i` describes the state right after event `i`: how many nodes the surface holds, what they
+cost by each requested meter (v0 spec §6.4: appends add a node's price, a replacement removes the
+shadowed prices and adds its own), the replace generation (§4.1), and — on rows where a model
+call was settled — what the provider reported (`workbench.core.tokens.usage`: v4 one sample per
+`assistant/message`/`assistant/attempt`, v0 per `usage` chunk and `assistant/message.usage`;
+buckets are disjoint, §3.6). `usage_counted` is False for a sample that a later one of the same
+turn/step replaced (a failed attempt overwritten by its retry, §6.7), so summing the counted
+samples gives the session's usage totals.
+
+All series are computed with vectorised passes over the core timeline's replacement record;
+nothing is refolded per seq.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from workbench.frames.columns import EVENT_TYPE, TIME, Column, Columns, frame
+from workbench.frames.meters import DEFAULT_METERS, check_meters, log_prices, meter_columns
+
+if TYPE_CHECKING:
+    from workbench.session import Session
+
+SURFACE_CHANGE = pd.CategoricalDtype(["append", "replace", "rejected"])
+"""What the event did to the surface; NA when nothing (log-only events)."""
+
+USAGE_SOURCE = pd.CategoricalDtype(["message", "attempt", "chunk"])
+"""Where a usage sample was read: an assistant/message, a v4 assistant/attempt, a v0 chunk."""
+
+_USAGE_FIELDS = ("input_tokens", "cache_read_tokens", "cache_write_tokens", "output_tokens",
+                 "reasoning_tokens", "total_tokens")
+
+
+def _change(session: Session) -> pd.Categorical:
+    s = session.surface
+    codes = np.full(len(session), -1, dtype=np.int8)
+    codes[s.node] = 0
+    codes[s.replaced] = 1
+    codes[s.rejected] = 2
+    return pd.Categorical.from_codes(codes, dtype=SURFACE_CHANGE)
+
+
+def _usage(session: Session) -> dict[str, object]:
+    n = len(session)
+    out: dict[str, object] = {}
+    seqs = [int(u.seq) for u in session.usage]
+    for name in _USAGE_FIELDS:
+        data = np.zeros(n, dtype=np.int64)
+        mask = np.ones(n, dtype=bool)
+        for seq, sample in zip(seqs, session.usage, strict=True):
+            value = getattr(sample, name)
+            if value is not None:
+                data[seq] = value
+                mask[seq] = False
+        out[name] = pd.arrays.IntegerArray(data, mask)
+    counted: list[bool | None] = [None] * n
+    source: list[str | None] = [None] * n
+    for seq, sample in zip(seqs, session.usage, strict=True):
+        counted[seq] = sample.counted
+        source[seq] = sample.source
+    out["counted"] = counted
+    out["source"] = source
+    return out
+
+
+TimelineBase: Columns = (
+    Column("seq", "Int64", lambda s: np.arange(s["n"], dtype=np.int64), "the event"),
+    Column("time", TIME, lambda s: s["scan"].time, "its time"),
+    Column("type", EVENT_TYPE, lambda s: s["scan"].type, "its type"),
+    Column("turn", "Int64", lambda s: s["scan"].turn, "turn open at this event"),
+    Column("surface_change", SURFACE_CHANGE, lambda s: s["change"],
+           "append / replace / rejected by the fold; NA: no surface change"),
+    Column("surface_size", "Int64", lambda s: s["size"], "surface nodes after the event"),
+    Column("replace_generation", "Int64", lambda s: s["generation"],
+           "replacements applied so far (replaceGeneration, §4.1)"),
+)
+"""Surface shape after each event."""
+
+TimelineUsage: Columns = (
+    Column("usage_source", USAGE_SOURCE, lambda s: s["usage"]["source"],
+           "what carried the provider usage sample at this seq; NA: no sample"),
+    Column("usage_input", "Int64", lambda s: s["usage"]["input_tokens"],
+           "uncached input tokens reported by the provider"),
+    Column("usage_cache_read", "Int64", lambda s: s["usage"]["cache_read_tokens"],
+           "cached input read"),
+    Column("usage_cache_write", "Int64", lambda s: s["usage"]["cache_write_tokens"],
+           "cached input written"),
+    Column("usage_output", "Int64", lambda s: s["usage"]["output_tokens"],
+           "output tokens (reasoning included)"),
+    Column("usage_reasoning", "Int64", lambda s: s["usage"]["reasoning_tokens"],
+           "reasoning tokens, when reported"),
+    Column("usage_total", "Int64", lambda s: s["usage"]["total_tokens"],
+           "input + cache read + cache write + output"),
+    Column("usage_counted", "boolean", lambda s: s["usage"]["counted"],
+           "False when a later sample of the same turn/step replaced it (§6.7)"),
+)
+"""Provider usage, on the rows where a model call was settled."""
+
+
+def timeline_columns(meters: Sequence[str]) -> Columns:
+    """`TimelineBase`, one ``surface_tokens_<meter>`` per meter, then `TimelineUsage`."""
+    return TimelineBase + meter_columns(
+        meters, "surface_tokens", "surface total by the {meter} meter after the event") \
+        + TimelineUsage
+
+
+def timeline_frame(session: Session, *, meters: Sequence[str] = DEFAULT_METERS,
+                   progress: bool = False) -> pd.DataFrame:
+    meters = check_meters(meters)
+    n = len(session)
+    if not n:
+        return frame(timeline_columns(meters), None, 0)
+    s = session.surface
+    source: dict[str, object] = {
+        "n": n, "scan": session.scan, "change": _change(session), "size": s.size,
+        "generation": s.generation, "usage": _usage(session)}
+    for meter in meters:
+        source[f"surface_tokens_{meter}"] = s.totals(log_prices(session, meter, progress=progress))
+    return frame(timeline_columns(meters), source, n)

@@ -1,0 +1,255 @@
+"""`Session`: one loaded log and every DataFrame a notebook wants of it. Layer: frames
+(imports io, core, pandas, numpy; never widgets or plots).
+
+The session is a thin, lazy facade. It reads the log once (`workbench.core.load.load_log`), and
+the first frame that needs something computes it once and keeps it (`functools.cached_property`):
+the one-pass event scan, the surface timeline (one fold), node prices, compaction records, usage
+samples and model-call attempts. Frames are built from those and cached; callers get a shallow
+copy, so changing a returned frame never changes the session's (pandas 3 copy-on-write).
+
+Every frame has a declared schema (`workbench.frames.schema.SCHEMAS`; `Session.columns(name)`
+shows it): an empty log, a v0 fixture without times and a 1.3M-event log give the same columns
+and dtypes. A log with defects still builds every frame from its readable prefix; a fold
+violation marks the rejected event ``rejected`` and the fold goes on (as the core timeline does).
+
+`_repr_html_` summarizes the session in a small table; every log-derived string is escaped.
+"""
+from __future__ import annotations
+
+import html
+import os
+from collections.abc import Sequence
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from workbench.core.events import surface_types
+from workbench.core.timeline import SurfaceTimeline
+from workbench.core.tokens.heuristic import node_price
+from workbench.frames.scan import EventScan, scan_events
+
+if TYPE_CHECKING:
+    from workbench.core.compaction.audit import AuditReport
+    from workbench.core.compaction.brackets import Compactions
+    from workbench.core.requests import Attempt
+    from workbench.core.tokens.usage import UsageSample
+    from workbench.io.model import Log
+
+__all__ = ["Session", "load"]
+
+
+def load(path: str | os.PathLike, *, strict: bool = False) -> Session:
+    """Read the log at `path` (raw or zstd, v0 or v4) into a `Session`.
+
+    Data problems never raise: they are `Session.defects` (and `defects_df()`). `strict=True`
+    raises `LogCorrupt` when the reference would reject the log. An unreadable path raises
+    `LogUnreadable`; a refused format version loads as an empty session with a defect."""
+    from workbench.core.load import load_log
+    return Session(load_log(os.fspath(path), strict=strict))
+
+
+class SurfaceArrays:
+    """Per-seq surface facts from the timeline, as numpy arrays (index = seq).
+
+    `node`: the event joined the surface (append or replacement); `shadowed_by`: the replacing
+    seq (-1: never hidden); `replaced`: the event is an applied replacement; `rejected`: the
+    fold refused the event; `size`: surface node count
+    after the event; `generation`: replacements applied so far; `totals(prices)`: the surface
+    total of any per-seq price array after every event (one vectorised pass)."""
+
+    def __init__(self, timeline: SurfaceTimeline, n: int) -> None:
+        node = np.zeros(n, dtype=bool)
+        appended = np.asarray(timeline.appended_through(timeline.end_seq), dtype=np.int64)
+        node[appended] = True
+        shadowed_by = np.full(n, -1, dtype=np.int64)
+        size_delta = node.astype(np.int64)
+        replaced = np.zeros(n, dtype=np.int64)
+        self._hidden: list[tuple[int, np.ndarray]] = []
+        for rep in timeline.replacements:
+            node[rep.seq] = True
+            hidden = np.asarray(rep.shadowed, dtype=np.int64)
+            shadowed_by[hidden] = rep.seq
+            size_delta[rep.seq] = 1 - len(hidden)
+            replaced[rep.seq] = 1
+            self._hidden.append((rep.seq, hidden))
+        rejected = np.zeros(n, dtype=bool)
+        for err in timeline.errors:
+            if err.seq is not None and 0 <= err.seq < n:
+                rejected[err.seq] = True
+        self.node = node
+        self.shadowed_by = shadowed_by
+        self.rejected = rejected
+        self.size = np.cumsum(size_delta)
+        self.replaced = replaced.astype(bool)
+        self.generation = np.cumsum(replaced)
+        self.final_nodes = timeline.final_nodes
+
+    def totals(self, prices: np.ndarray) -> np.ndarray:
+        """Surface total after every event for per-seq node `prices` (>= 0)."""
+        delta = np.where(self.node, prices, 0)
+        for seq, hidden in self._hidden:
+            delta[seq] = prices[seq] - int(prices[hidden].sum())
+        return np.cumsum(delta)
+
+
+class Session:
+    """A loaded session log with lazily computed, cached DataFrames (module doc)."""
+
+    def __init__(self, log: Log) -> None:
+        self.log = log
+        self._frames: dict[tuple, pd.DataFrame] = {}
+        self._meter_cache: dict[str, np.ndarray] = {}
+
+    # -- identity ------------------------------------------------------------------------------
+
+    @property
+    def path(self) -> str:
+        return self.log.path
+
+    @property
+    def session_id(self) -> str | None:
+        return self.log.session_id
+
+    @property
+    def version(self) -> int:
+        """Format version the semantics follow: 4 for v4 logs, else 0 (v0 rules)."""
+        v = self.log.format_version
+        return 4 if isinstance(v, (int, float)) and v >= 4 else 0
+
+    @property
+    def events(self) -> Sequence[dict[str, Any]]:
+        return self.log.events
+
+    @property
+    def defects(self) -> list:
+        return self.log.defects
+
+    @property
+    def verdict(self) -> str:
+        return self.log.verdict
+
+    @property
+    def has_times(self) -> bool:
+        """False for logs whose seq/time were assigned by position (v0 fixtures, §1.11)."""
+        return not self.log.implicit_seqs
+
+    def __len__(self) -> int:
+        return len(self.log.events)
+
+    def __repr__(self) -> str:
+        return (f"Session({self.path!r}, id={self.session_id!r}, v{self.version}, "
+                f"{len(self)} events, {self.verdict})")
+
+    # -- computed once -------------------------------------------------------------------------
+
+    @cached_property
+    def scan(self) -> EventScan:
+        """One pass over the events (`workbench.frames.scan`)."""
+        return scan_events(self.events, has_times=self.has_times)
+
+    @cached_property
+    def timeline(self) -> SurfaceTimeline:
+        """The surface at every seq, from one fold (`workbench.core.timeline`)."""
+        return SurfaceTimeline(self.events, version=self.version)
+
+    @cached_property
+    def prices(self) -> np.ndarray:
+        """Heuristic node price per seq (DSH meter, §6.4); -1 for events of a log-only type."""
+        kinds = surface_types(self.version)
+        out = np.full(len(self), -1, dtype=np.int64)
+        events, version = self.events, self.version
+        for i, etype in enumerate(self.scan.type):
+            if etype in kinds:
+                out[i] = node_price(events[i], version=version)
+        return out
+
+    @cached_property
+    def surface(self) -> SurfaceArrays:
+        return SurfaceArrays(self.timeline, len(self))
+
+    def price(self, seq: int) -> int:
+        """Heuristic price of the node at `seq` (0 for log-only events)."""
+        return max(0, int(self.prices[seq]))
+
+    @cached_property
+    def compactions(self) -> Compactions:
+        """Compaction attempts and prunes (`workbench.core.compaction.brackets`)."""
+        from workbench.core.compaction.brackets import compactions
+        return compactions(self.events, version=self.version, timeline=self.timeline,
+                           price=self.price)
+
+    @cached_property
+    def audit(self) -> AuditReport:
+        """The compaction audit (`workbench.core.compaction.audit`)."""
+        from workbench.core.compaction.audit import audit_events
+        return audit_events(self.events, version=self.version, meta=self.log.meta,
+                            session_id=self.session_id,
+                            inherited_event_count=self.log.inherited_event_count)
+
+    @cached_property
+    def usage(self) -> tuple[UsageSample, ...]:
+        """Provider usage samples (`workbench.core.tokens.usage`)."""
+        from workbench.core.tokens.usage import usage_samples
+        return usage_samples(self.events, version=self.version)
+
+    @cached_property
+    def attempts(self) -> tuple[Attempt, ...]:
+        """Every model-call attempt (`workbench.core.requests.iter_attempts`)."""
+        from workbench.core.requests import iter_attempts
+        return tuple(iter_attempts(self.events, version=self.version))
+
+    # -- frames --------------------------------------------------------------------------------
+
+    def _cached(self, key: tuple, build) -> pd.DataFrame:
+        df = self._frames.get(key)
+        if df is None:
+            df = self._frames[key] = build()
+        return df.copy(deep=False)
+
+    def events_df(self) -> pd.DataFrame:
+        """One row per event (columns: `Session.columns("events")`)."""
+        from workbench.frames.events import events_frame
+        return self._cached(("events",), lambda: events_frame(self))
+
+    def surface_df(self, seq: int | None = None, *,
+                   meters: str | Sequence[str] = ("dsh",)) -> pd.DataFrame:
+        """The model-visible surface after `seq` (default: the end), one row per node in model
+        order, with a ``tokens_<meter>`` column per meter."""
+        from workbench.frames.meters import check_meters
+        from workbench.frames.surface import surface_frame
+        at = len(self) - 1 if seq is None else int(seq)
+        names = check_meters(meters)
+        return self._cached(("surface", at, names),
+                            lambda: surface_frame(self, at, meters=names))
+
+    def timeline_df(self, *, meters: str | Sequence[str] = ("dsh",),
+                    progress: bool = False) -> pd.DataFrame:
+        """One row per seq: surface size, ``surface_tokens_<meter>`` per meter, replace
+        generation, provider usage where a call was settled."""
+        from workbench.frames.meters import check_meters
+        from workbench.frames.timeline import timeline_frame
+        names = check_meters(meters)
+        return self._cached(("timeline", names),
+                            lambda: timeline_frame(self, meters=names, progress=progress))
+
+    def replacements_df(self) -> pd.DataFrame:
+        """One row per applied replacement (compaction checkpoint, pruned copy, other)."""
+        from workbench.frames.surface import replacements_frame
+        return self._cached(("replacements",), lambda: replacements_frame(self))
+
+    def shadow_df(self) -> pd.DataFrame:
+        """One row per hidden node: hidden at, hidden by, lineage root."""
+        from workbench.frames.surface import shadow_frame
+        return self._cached(("shadow",), lambda: shadow_frame(self))
+
+    def compactions_df(self) -> pd.DataFrame:
+        """One row per compaction attempt: bracket, status, trigger, audit checks."""
+        from workbench.frames.compactions import compactions_frame
+        return self._cached(("compactions",), lambda: compactions_frame(self))
+
+    def prunes_df(self) -> pd.DataFrame:
+        """One row per tool-result prune, with its audit checks."""
+        from workbench.frames.compactions import prunes_frame
+        return self._cached(("prunes",), lambda: prunes_frame(self))
