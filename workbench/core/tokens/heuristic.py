@@ -25,6 +25,7 @@ non-array `content` prices as empty (the reference would produce NaN or throw).
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from workbench.io.jsjson import ABSENT, js_len, stringify
@@ -164,8 +165,58 @@ def node_price(event: Any, *, version: int) -> int:
     return estimate_message(message, version=version)
 
 
+def _price_block(block: Any, version: int) -> int:
+    return estimate_content([block], version=version)
+
+
+def price_events(events: Sequence[Any], *, version: int) -> list[int]:
+    """`node_price` of every event, in one tight loop (the whole-log hot path; same results)."""
+    v4 = version >= 4
+    wrapped = _V4_MESSAGE_TYPES if v4 else _V0_MESSAGE_TYPES
+    eligible = wrapped | {"user/message", "tool/result"}
+    out = [0] * len(events)
+    for i, event in enumerate(events):
+        if type(event) is not dict:
+            continue
+        etype = event.get("type")
+        if etype not in eligible:
+            continue
+        data = event.get("data")
+        if type(data) is not dict:
+            continue
+        if etype == "user/message":
+            message = data
+        else:
+            message = data.get("message")
+            if type(message) is not dict:
+                continue
+        content = message.get("content")
+        if v4 and message.get("role") == "system":
+            out[i] = estimate_system_message(message)
+            continue
+        if type(content) is not list:
+            out[i] = ROLE_OVERHEAD
+            continue
+        if not content:
+            out[i] = 0 if etype in wrapped else ROLE_OVERHEAD
+            continue
+        total = ROLE_OVERHEAD
+        for block in content:
+            if type(block) is dict and block.get("type") in _TEXT_TYPES:
+                text = block.get("text")
+                if type(text) is str:
+                    total += ((len(text) if text.isascii() else js_len(text)) + 3) // 4 + BLOCK_OVERHEAD
+                    continue
+            total += _price_block(block, version)
+        out[i] = total
+    return out
+
+
+_TEXT_TYPES = frozenset({"text", "reasoning"})
+
+
 __all__ = [
     "BLOCK_OVERHEAD", "CHARS_PER_TOKEN", "ROLE_OVERHEAD", "derive_message", "estimate_content",
     "estimate_header", "estimate_message", "estimate_system_message", "estimate_system_text",
-    "estimate_tools", "node_price", "structural_json",
+    "estimate_tools", "node_price", "price_events", "structural_json",
 ]

@@ -69,7 +69,7 @@ class SurfacePriceFold:
 
     def is_surface_event(self, event: dict) -> bool:
         """Reference `isSurfaceEvent`: a surface-eligible type that carries a surfaceOp."""
-        return event.get("type") in self._surface_types and "surfaceOp" in event
+        return type(event) is dict and event.get("type") in self._surface_types and "surfaceOp" in event
 
     def plan(self, event: dict, tokens: int | None = None) -> SurfacePlan:
         """Validate and price one surface event without changing the fold."""
@@ -153,6 +153,9 @@ class SurfaceShape:
     surface: np.ndarray
     replaced: dict[int, tuple[int, ...]]
     ops: tuple[tuple[int, int, int], ...]
+    error: str | None = None
+    """The `MeterError` text of the event where folding stopped (later events are not folded)."""
+    error_position: int | None = None
 
     def totals(self, prices: Sequence[int] | np.ndarray) -> np.ndarray:
         """Surface total after each event (int64 array aligned with the events)."""
@@ -175,8 +178,12 @@ class SurfaceShape:
         return current
 
 
-def surface_shape(events: Sequence[dict], *, version: int) -> SurfaceShape:
-    """Fold `events` once (prices ignored) and record its shape."""
+def surface_shape(events: Sequence[dict], *, version: int, strict: bool = False) -> SurfaceShape:
+    """Fold `events` once (prices ignored) and record its shape.
+
+    An unresolvable replace range raises `MeterError` when `strict`, else folding stops there and
+    the shape records the error (the surface then stays as it was before that event).
+    """
     fold = SurfacePriceFold(version=version, price=lambda event: 0)
     surface = np.zeros(len(events), dtype=bool)
     replaced: dict[int, tuple[int, ...]] = {}
@@ -184,8 +191,13 @@ def surface_shape(events: Sequence[dict], *, version: int) -> SurfaceShape:
     for position, event in enumerate(events):
         if not fold.is_surface_event(event):
             continue
+        try:
+            plan = fold.plan(event, 0)
+        except MeterError as exc:
+            if strict:
+                raise
+            return SurfaceShape(version, surface, replaced, tuple(ops), str(exc), position)
         surface[position] = True
-        plan = fold.plan(event, 0)
         if plan.target is None:
             ops.append((position, -1, -1))
         else:

@@ -1,0 +1,307 @@
+"""Interchangeable token meters: one small protocol, several sources. Layer: core.
+
+A `Meter` counts what the model sees: a message (`count_message`), the request envelope
+(`count_envelope`: v0 system prompt + tool schemas, v4 tool schemas only, since the v4 system prompt
+is a surface node) and, for whole logs, the node of every event (`count_events`: 0 for events whose
+projection is none, v0 §4.8 / v4 §4.8).
+
+* `dsh`: the DSH heuristic reproduced exactly (`heuristic`, spec §6).
+* `o200k`, `cl100k`: tiktoken encodings built from local files (`offline`).
+* `deepseek`: DeepSeek V4's own tokenizer (`offline`).
+
+Real tokenizers count the text the model sees: text and reasoning, tool-call name and arguments,
+(v0) the blocks inside a tool result, and the JSON text of any other block (v4 images without their
+`offloaded` mark), each piece encoded separately, plus a fixed per-message framing (`framing`):
+3 + 1 role token for the OpenAI encodings (OpenAI's documented chat accounting), 2 for DeepSeek
+(role marker and end marker of its chat template). These framings are approximations; the piece
+counts are exact. Whole logs are counted in batches (one tokenizer call per ~1 MB of text), with
+a tqdm bar when counting takes more than a moment.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from workbench.core.header import canonical_header
+from workbench.core.tokens.heuristic import (
+    derive_message,
+    estimate_header,
+    estimate_message,
+    node_price,
+    price_events,
+    structural_json,
+)
+from workbench.core.tokens.offline import deepseek_tokenizer, tiktoken_encoding
+from workbench.errors import MeterError
+from workbench.io.jsjson import ABSENT, js_len, stringify
+
+BATCH_CHARS = 1 << 20
+"""Characters per tokenizer batch call when counting a whole log."""
+
+PROGRESS_DELAY = 0.5
+"""Seconds before the progress bar of a long count appears."""
+
+
+@runtime_checkable
+class Meter(Protocol):
+    """What every meter offers. `version` is the session format the messages come from."""
+
+    name: str
+    version: int
+
+    def count_text(self, text: str) -> int: ...
+
+    def count_message(self, message: dict) -> int: ...
+
+    def count_envelope(self, header: dict | None) -> int: ...
+
+    def count_events(self, events: Sequence[dict], *, progress: bool = False) -> np.ndarray: ...
+
+
+# -- the heuristic
+
+class DshMeter:
+    """The DSH token-meter heuristic (exact; spec §6)."""
+
+    def __init__(self, *, version: int = 4) -> None:
+        self.name = "dsh"
+        self.version = version
+
+    def count_text(self, text: str) -> int:
+        return (js_len(text) + 3) // 4
+
+    def count_message(self, message: dict) -> int:
+        return estimate_message(message, version=self.version)
+
+    def count_envelope(self, header: dict | None) -> int:
+        return estimate_header(canonical_header(header, version=self.version), version=self.version)
+
+    def count_event(self, event: dict) -> int:
+        return node_price(event, version=self.version)
+
+    def count_events(self, events: Sequence[dict], *, progress: bool = False) -> np.ndarray:
+        return np.asarray(price_events(events, version=self.version), dtype=np.int64)
+
+
+# -- real tokenizers
+
+def _block_pieces(blocks: Any, version: int, out: list[str]) -> None:
+    if type(blocks) is not list:
+        return
+    for block in blocks:
+        if type(block) is dict:
+            btype = block.get("type")
+            if btype == "text" or btype == "reasoning":
+                text = block.get("text")
+                if type(text) is str:
+                    out.append(text)
+                    continue
+            elif btype == "tool-call":
+                name, arguments = block.get("name"), block.get("arguments")
+                if type(name) is str and type(arguments) is str:
+                    out.append(name)
+                    out.append(arguments)
+                    continue
+            elif btype == "tool-result" and version < 4:
+                _block_pieces(block.get("content"), version, out)
+                continue
+        out.append(structural_json(block, version=version))
+
+
+def message_pieces(message: Any, *, version: int) -> list[str]:
+    """The texts of one message a real tokenizer encodes (see the module docstring)."""
+    out: list[str] = []
+    if type(message) is not dict:
+        return out
+    if version >= 4 and message.get("role") == "system":
+        content = message.get("content")
+        for block in content if type(content) is list else ():
+            if type(block) is dict and block.get("type") == "text" and type(block.get("text")) is str:
+                out.append(block["text"])
+            else:
+                out.append(stringify(block))
+        return out
+    _block_pieces(message.get("content"), version, out)
+    return out
+
+
+def envelope_pieces(header: Any, *, version: int) -> list[str]:
+    """Texts of a canonical envelope: v0 system prompt, then the tool schemas as JSON."""
+    canonical = canonical_header(header, version=version)
+    if canonical is None:
+        return []
+    out = []
+    if version < 4 and type(canonical.get("system")) is str:
+        out.append(canonical["system"])
+    tools = canonical.get("tools", ABSENT)
+    if tools is not ABSENT:
+        out.append(stringify(tools))
+    return out
+
+
+def _progress_bar(total: int, enabled: bool, desc: str) -> Any:
+    if not enabled:
+        return None
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:  # pragma: no cover - tqdm is a declared dependency
+        return None
+    return tqdm(total=total, unit="char", unit_scale=True, delay=PROGRESS_DELAY, desc=desc, leave=False)
+
+
+class _TokenizerMeter:
+    """Shared counting over pieces; subclasses provide `_encode_lengths(texts)`."""
+
+    name: str
+    version: int
+    framing: int
+
+    def _encode_lengths(self, texts: list[str]) -> list[int]:
+        raise NotImplementedError
+
+    def count_text(self, text: str) -> int:
+        return self._encode_lengths([text])[0] if text else 0
+
+    def _count_pieces(self, pieces: list[str]) -> int:
+        pieces = [p for p in pieces if p]
+        return sum(self._encode_lengths(pieces)) if pieces else 0
+
+    def count_message(self, message: dict) -> int:
+        return self._count_pieces(message_pieces(message, version=self.version)) + self.framing
+
+    def count_envelope(self, header: dict | None) -> int:
+        return self._count_pieces(envelope_pieces(header, version=self.version))
+
+    def count_event(self, event: dict) -> int:
+        message = derive_message(event, version=self.version)
+        return 0 if message is None else self.count_message(message)
+
+    def count_events(self, events: Sequence[dict], *, progress: bool = False) -> np.ndarray:
+        """Per-event node counts of a whole log, batched."""
+        version = self.version
+        counts = np.zeros(len(events), dtype=np.int64)
+        texts: list[str] = []
+        owners: list[int] = []
+        for position, event in enumerate(events):
+            message = derive_message(event, version=version)
+            if message is None:
+                continue
+            counts[position] = self.framing
+            for piece in message_pieces(message, version=version):
+                if piece:
+                    texts.append(piece)
+                    owners.append(position)
+        total_chars = sum(map(len, texts))
+        bar = _progress_bar(total_chars, progress, f"{self.name} tokens")
+        try:
+            lengths = self._batched(texts, bar)
+        finally:
+            if bar is not None:
+                bar.close()
+        if texts:
+            np.add.at(counts, np.asarray(owners, dtype=np.int64), np.asarray(lengths, dtype=np.int64))
+        return counts
+
+    def _batched(self, texts: list[str], bar: Any) -> list[int]:
+        out: list[int] = []
+        start, size = 0, 0
+        for k, text in enumerate(texts):
+            size += len(text)
+            if size >= BATCH_CHARS:
+                out.extend(self._encode_lengths(texts[start:k + 1]))
+                if bar is not None:
+                    bar.update(size)
+                start, size = k + 1, 0
+        if start < len(texts):
+            out.extend(self._encode_lengths(texts[start:]))
+            if bar is not None:
+                bar.update(size)
+        return out
+
+
+class TiktokenMeter(_TokenizerMeter):
+    """An OpenAI tiktoken encoding (`o200k_base` or `cl100k_base`), offline."""
+
+    framing = 4
+
+    def __init__(self, encoding: str = "o200k_base", *, version: int = 4) -> None:
+        self.encoding_name = encoding
+        self.name = encoding.removesuffix("_base")
+        self.version = version
+        self._encoding = tiktoken_encoding(encoding)
+
+    def count_text(self, text: str) -> int:
+        return len(self._encoding.encode_ordinary(text)) if text else 0
+
+    def _encode_lengths(self, texts: list[str]) -> list[int]:
+        # A plain loop: tiktoken's threaded batch API is several times slower on small texts.
+        encode = self._encoding.encode_ordinary
+        return [len(encode(text)) for text in texts]
+
+
+class DeepSeekMeter(_TokenizerMeter):
+    """DeepSeek V4's tokenizer (`tokenizer.json` of the `deepseek-tokenizer` package), offline."""
+
+    framing = 2
+
+    def __init__(self, *, version: int = 4) -> None:
+        self.name = "deepseek"
+        self.version = version
+        self._tokenizer = deepseek_tokenizer()
+
+    def count_text(self, text: str) -> int:
+        return len(self._tokenizer.encode(text, add_special_tokens=False).ids) if text else 0
+
+    def _encode_lengths(self, texts: list[str]) -> list[int]:
+        if len(texts) == 1:
+            return [self.count_text(texts[0])]
+        return [len(e.ids) for e in self._tokenizer.encode_batch_fast(texts, add_special_tokens=False)]
+
+
+# -- registry
+
+_FACTORIES: dict[str, Callable[[int], Meter]] = {
+    "dsh": lambda version: DshMeter(version=version),
+    "o200k": lambda version: TiktokenMeter("o200k_base", version=version),
+    "cl100k": lambda version: TiktokenMeter("cl100k_base", version=version),
+    "deepseek": lambda version: DeepSeekMeter(version=version),
+}
+_ALIASES = {"o200k_base": "o200k", "cl100k_base": "cl100k", "heuristic": "dsh"}
+METER_NAMES: tuple[str, ...] = tuple(_FACTORIES)
+"""Meters `get_meter` knows (the provider's own report is `usage`, a log reading, not a meter)."""
+
+_INSTANCES: dict[tuple[str, int], Meter] = {}
+
+
+def get_meter(name: str, *, version: int = 4) -> Meter:
+    """The meter called `name` for messages of format `version` (instances are shared)."""
+    key = _ALIASES.get(name, name)
+    if key not in _FACTORIES:
+        raise MeterError(f"unknown meter {name!r}; known: {', '.join(METER_NAMES)}")
+    meter = _INSTANCES.get((key, version))
+    if meter is None:
+        meter = _INSTANCES[(key, version)] = _FACTORIES[key](version)
+    return meter
+
+
+def parse_meter_names(spec: str | Iterable[str]) -> tuple[str, ...]:
+    """`"dsh,o200k"` → `("dsh", "o200k")`, validated and without duplicates."""
+    names = spec.split(",") if isinstance(spec, str) else list(spec)
+    out: list[str] = []
+    for raw in names:
+        name = _ALIASES.get(raw.strip(), raw.strip())
+        if not name:
+            continue
+        if name not in _FACTORIES:
+            raise MeterError(f"unknown meter {raw.strip()!r}; known: {', '.join(METER_NAMES)}")
+        if name not in out:
+            out.append(name)
+    return tuple(out)
+
+
+__all__ = [
+    "BATCH_CHARS", "METER_NAMES", "DeepSeekMeter", "DshMeter", "Meter", "TiktokenMeter",
+    "envelope_pieces", "get_meter", "message_pieces", "parse_meter_names",
+]

@@ -1,0 +1,170 @@
+"""Provider-reported token usage, one sample per model call. Layer: core.
+
+What the provider said it counted, read from the log (v0 spec §3.6 and §6.7, v4 §3.6 and §6.7;
+reference `tokenUsageProjectionDefinition`):
+
+* v4: one sample per `assistant/message` (its `data.usage`, else the last `usage` chunk of its
+  stream) and per `assistant/attempt` (the last `usage` chunk of its stream);
+* v0: every top-level `assistant/chunk` whose chunk is a `usage` chunk, and `assistant/message.usage`.
+
+A sample for the same `(turn, step)` as the *latest* sample replaces it (a failed attempt's report
+is overwritten by the retry's; the message repeating its own usage chunk changes nothing), except in
+v4 when an `llm/retry-started` for that turn/step came in between: then the retried attempt adds.
+
+Buckets are disjoint (§3.6): `input` is uncached input only, `cache_read`/`cache_write` are the
+cached parts, `reasoning` is already inside `output`. A bucket that is absent counts 0; a value that
+is not a non-negative number also counts 0 and marks the sample `malformed`.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from workbench.io.jsjson import ABSENT, is_number
+
+
+@dataclass(frozen=True)
+class UsageSample:
+    """One provider report. `replaced_by` is the seq of the later sample that replaced it."""
+
+    seq: Any
+    turn: Any
+    step: Any
+    source: str  # "message" | "attempt" | "chunk"
+    input_tokens: int
+    cache_read_tokens: int
+    cache_write_tokens: int
+    output_tokens: int
+    reasoning_tokens: int | None
+    reported_total: int | None
+    malformed: bool = False
+    replaced_by: Any = None
+
+    @property
+    def prompt_tokens(self) -> int:
+        """Prompt side of the call: input + cache read + cache write (the context it saw)."""
+        return self.input_tokens + self.cache_read_tokens + self.cache_write_tokens
+
+    @property
+    def total_tokens(self) -> int:
+        """Disjoint-bucket total (reference `usageTokens`): prompt + output."""
+        return self.prompt_tokens + self.output_tokens
+
+    @property
+    def counted(self) -> bool:
+        return self.replaced_by is None
+
+
+@dataclass(frozen=True)
+class UsageTotals:
+    input_tokens: int
+    cache_read_tokens: int
+    cache_write_tokens: int
+    output_tokens: int
+    reasoning_tokens: int
+    calls: int
+
+    @property
+    def total_tokens(self) -> int:
+        return self.input_tokens + self.cache_read_tokens + self.cache_write_tokens + self.output_tokens
+
+
+def _last_stream_usage(stream: Any) -> Any:
+    """Reference `lastAssistantStreamChunk(stream, "usage")?.usage`, scanning backwards."""
+    if type(stream) is not list:
+        return ABSENT
+    for record in reversed(stream):
+        if type(record) is dict and record.get("type") == "chunk":
+            chunk = record.get("chunk")
+            if type(chunk) is dict and chunk.get("type") == "usage":
+                return chunk.get("usage", ABSENT)
+    return ABSENT
+
+
+def _count(value: Any) -> tuple[int, bool]:
+    if value is ABSENT or value is None:
+        return 0, True
+    if is_number(value) and value >= 0 and value == value:
+        return int(value), True
+    return 0, False
+
+
+def make_sample(usage: Any, *, seq: Any, turn: Any, step: Any, source: str) -> UsageSample:
+    """A `UsageSample` from one logged `TokenUsage` object."""
+    fields = usage if type(usage) is dict else {}
+    values, ok = {}, type(usage) is dict
+    for key in ("inputTokens", "cacheReadTokens", "cacheWriteTokens", "outputTokens"):
+        values[key], good = _count(fields.get(key, ABSENT))
+        ok = ok and good
+    reasoning = fields.get("reasoningTokens", ABSENT)
+    total = fields.get("totalTokens", ABSENT)
+    return UsageSample(
+        seq, turn, step, source, values["inputTokens"], values["cacheReadTokens"],
+        values["cacheWriteTokens"], values["outputTokens"],
+        int(reasoning) if is_number(reasoning) else None,
+        int(total) if is_number(total) else None, not ok)
+
+
+def _sample_of(event: dict, version: int) -> tuple[Any, str] | None:
+    etype = event.get("type")
+    data = event.get("data")
+    if type(data) is not dict:
+        return None
+    if etype == "assistant/message":
+        usage = data.get("usage", ABSENT)
+        if usage is ABSENT and version >= 4:
+            usage = _last_stream_usage(data.get("stream"))
+        return (usage, "message") if usage is not ABSENT else None
+    if etype == "assistant/attempt" and version >= 4:
+        usage = _last_stream_usage(data.get("stream"))
+        return (usage, "attempt") if usage is not ABSENT else None
+    if etype == "assistant/chunk" and version < 4:
+        chunk = data.get("chunk")
+        if type(chunk) is dict and chunk.get("type") == "usage":
+            return chunk.get("usage", ABSENT), "chunk"
+    return None
+
+
+def _same(a: Any, b: Any) -> bool:
+    if is_number(a) and is_number(b):
+        return a == b
+    return type(a) is type(b) and a == b
+
+
+def usage_samples(events: Sequence[dict], *, version: int) -> tuple[UsageSample, ...]:
+    """Every provider usage sample of the log, in log order, with replacements marked."""
+    samples: list[UsageSample] = []
+    last: int | None = None
+    for event in events:
+        etype = event.get("type")
+        if etype == "llm/retry-started" and version >= 4:
+            data = event.get("data")
+            if last is not None and type(data) is dict and _same(samples[last].turn, data.get("turn")) \
+                    and _same(samples[last].step, data.get("step")):
+                last = None
+            continue
+        found = _sample_of(event, version)
+        if found is None:
+            continue
+        data = event["data"]
+        sample = make_sample(found[0], seq=event.get("seq"), turn=data.get("turn"), step=data.get("step"),
+                             source=found[1])
+        if last is not None and _same(samples[last].turn, sample.turn) and _same(samples[last].step, sample.step):
+            previous = samples[last]
+            samples[last] = UsageSample(**{**previous.__dict__, "replaced_by": sample.seq})
+        samples.append(sample)
+        last = len(samples) - 1
+    return tuple(samples)
+
+
+def usage_totals(samples: Sequence[UsageSample]) -> UsageTotals:
+    """Sum of the samples that were not replaced (reference `tokenUsage` totals)."""
+    kept = [s for s in samples if s.counted]
+    return UsageTotals(
+        sum(s.input_tokens for s in kept), sum(s.cache_read_tokens for s in kept),
+        sum(s.cache_write_tokens for s in kept), sum(s.output_tokens for s in kept),
+        sum(s.reasoning_tokens or 0 for s in kept), len(kept))
+
+
+__all__ = ["UsageSample", "UsageTotals", "make_sample", "usage_samples", "usage_totals"]
