@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+"""Load benchmark: `python bench/bench_load.py [FILE ...] [--profile]`.
+
+For each log (default: the four files `bench/make_large_log.py` writes into `bench/out/`) and in
+one run, each measurement in a fresh subprocess (so peak RSS is that measurement's own):
+
+* ``load``    — `workbench.core.load.load_log(path)` (bytes → validated events);
+* ``orjson``  — the bare baseline: read the file, decompress it when it is zstd (all frames),
+  split lines and `orjson.loads` each one; its time is also split into I/O + decompression and
+  the `orjson.loads` loop alone;
+* ``orjson-nogc`` — the same with the cyclic GC disabled during the loop (a loader that builds
+  millions of containers should do this: with GC on, most of the loop is collector passes), a
+  stricter baseline reported next to the specified one;
+* ``pandas``  — `pandas.read_json(..., lines=True)` over the same decompressed lines.
+
+Peak RSS is `resource.getrusage(RUSAGE_SELF).ru_maxrss` of the measuring process. The file is
+read once before measuring so every measurement sees it in the page cache. Targets: load <= 2x
+the orjson baseline (I/O + decompression + loads), >= 3x faster than pandas, peak RSS <= 1 GiB.
+``--profile`` also runs the loader under cProfile and prints where the time goes.
+"""
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "bench" / "out"
+DEFAULT_FILES = [OUT / n for n in ("large-v4.jsonl", "large-v4.jsonl.zstd",
+                                   "large-v0.jsonl", "large-v0.jsonl.zstd")]
+TARGET_LOAD_VS_ORJSON = 2.0
+TARGET_PANDAS_VS_LOAD = 3.0
+TARGET_RSS_MIB = 1024
+
+
+def _plaintext(path: Path) -> bytes:
+    import zstandard
+    data = path.read_bytes()
+    if data[:4] == b"\x28\xb5\x2f\xfd":
+        reader = zstandard.ZstdDecompressor().stream_reader(io.BytesIO(data),
+                                                             read_across_frames=True)
+        return reader.read()
+    return data
+
+
+def _measure(kind: str, path: Path) -> dict:
+    """Run one measurement in this process and return its figures."""
+    sys.path.insert(0, str(ROOT))
+    result: dict = {"kind": kind}
+    if kind == "load":
+        from workbench.core.load import load_log
+        t0 = time.perf_counter()
+        log = load_log(path)
+        result["seconds"] = time.perf_counter() - t0
+        result["events"] = len(log.events)
+        result["defects"] = len(log.defects)
+        result["verdict"] = getattr(log, "verdict", None)
+    elif kind in ("orjson", "orjson-nogc"):
+        import gc
+
+        import orjson
+        if kind == "orjson-nogc":
+            gc.disable()
+        t0 = time.perf_counter()
+        text = _plaintext(path)
+        lines = text.split(b"\n")
+        if lines and not lines[-1]:
+            lines.pop()
+        t1 = time.perf_counter()
+        loads = orjson.loads
+        values = [loads(line) for line in lines]
+        t2 = time.perf_counter()
+        result.update(seconds=t2 - t0, io_seconds=t1 - t0, loads_seconds=t2 - t1,
+                      events=len(values) - 1)
+    elif kind == "pandas":
+        import pandas
+        t0 = time.perf_counter()
+        frame = pandas.read_json(io.BytesIO(_plaintext(path)), lines=True)
+        result["seconds"] = time.perf_counter() - t0
+        result["events"] = len(frame) - 1
+    else:
+        raise SystemExit(f"unknown measurement {kind!r}")
+    result["maxrss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return result
+
+
+def _run(kind: str, path: Path) -> dict:
+    proc = subprocess.run([sys.executable, __file__, "--measure", kind, str(path)],
+                          capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        tail = (proc.stderr.strip().splitlines() or ["(no output)"])[-1]
+        return {"kind": kind, "error": tail}
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def _profile(path: Path, top: int) -> None:
+    code = (
+        "import cProfile, pstats, sys; sys.path.insert(0, %r)\n"
+        "from workbench.core.load import load_log\n"
+        "p = cProfile.Profile(); p.enable(); load_log(%r); p.disable()\n"
+        "s = pstats.Stats(p); s.sort_stats('tottime').print_stats(%d)\n"
+        "s.sort_stats('cumulative').print_stats(%d)\n" % (str(ROOT), str(path), top, top))
+    subprocess.run([sys.executable, "-c", code], check=False)
+
+
+def _fmt(r: dict) -> str:
+    if "error" in r:
+        return f"{r['kind']:11s} ERROR: {r['error']}"
+    extra = ""
+    if r["kind"].startswith("orjson"):
+        extra = f" (io+decompress {r['io_seconds']:.2f} s, loads {r['loads_seconds']:.2f} s)"
+    if r["kind"] == "load":
+        extra = f" ({r['defects']} defects, {r['verdict']})"
+    return (f"{r['kind']:11s} {r['seconds']:8.2f} s  peak RSS {r['maxrss_mib']:8.0f} MiB  "
+            f"{r['events']:>9} records{extra}")
+
+
+def bench_file(path: Path, kinds: list[str]) -> dict:
+    path.read_bytes()  # warm the page cache: every measurement reads a cached file
+    size = path.stat().st_size
+    print(f"\n== {path.name}: {size / 2**20:.1f} MiB on disk")
+    results = {}
+    for kind in kinds:
+        results[kind] = _run(kind, path)
+        print("  " + _fmt(results[kind]), flush=True)
+    load, pandas = results.get("load", {}), results.get("pandas", {})
+    for name in ("orjson", "orjson-nogc"):
+        base = results.get(name, {})
+        if "seconds" in load and "seconds" in base:
+            ratio = load["seconds"] / base["seconds"]
+            loads_only = load["seconds"] / base["loads_seconds"]
+            ok = "PASS" if ratio <= TARGET_LOAD_VS_ORJSON else "FAIL"
+            print(f"  load / {name} baseline = {ratio:.2f}x (target <= {TARGET_LOAD_VS_ORJSON}x) "
+                  f"{ok}; vs its loads loop alone {loads_only:.2f}x")
+    if "seconds" in load and "seconds" in pandas:
+        ratio = pandas["seconds"] / load["seconds"]
+        ok = "PASS" if ratio >= TARGET_PANDAS_VS_LOAD else "FAIL"
+        print(f"  pandas / load = {ratio:.2f}x faster (target >= {TARGET_PANDAS_VS_LOAD}x) {ok}")
+    if "maxrss_mib" in load:
+        ok = "PASS" if load["maxrss_mib"] <= TARGET_RSS_MIB else "FAIL"
+        print(f"  load peak RSS {load['maxrss_mib']:.0f} MiB (target <= {TARGET_RSS_MIB}) {ok}")
+    return results
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("files", nargs="*", type=Path)
+    parser.add_argument("--measure", nargs=2, metavar=("KIND", "FILE"), help=argparse.SUPPRESS)
+    parser.add_argument("--only", default="load,orjson,orjson-nogc,pandas",
+                        help="comma-separated measurements (load, orjson, orjson-nogc, pandas)")
+    parser.add_argument("--profile", action="store_true", help="cProfile the loader as well")
+    parser.add_argument("--top", type=int, default=25)
+    args = parser.parse_args(argv)
+    if args.measure:
+        print(json.dumps(_measure(args.measure[0], Path(args.measure[1]))))
+        return 0
+    files = args.files or [p for p in DEFAULT_FILES if p.exists()]
+    if not files:
+        print("no logs: run `python bench/make_large_log.py` first", file=sys.stderr)
+        return 2
+    kinds = args.only.split(",")
+    for path in files:
+        bench_file(path, kinds)
+        if args.profile:
+            _profile(path, args.top)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
