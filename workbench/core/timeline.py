@@ -40,7 +40,7 @@ from workbench.errors import FoldError
 LOG_ONLY, APPENDED, REPLACEMENT, REJECTED = 0, 1, 2, 3
 Status = Literal["current", "shadowed", "log-only", "rejected"]
 
-_CHECKPOINT_EVERY = 16          # replacements between two stored surfaces, at most
+_CHECKPOINT_EVERY = 256         # replacements between two stored surfaces, at most
 _REPLAY_BUDGET = 1 << 20        # node moves allowed when rebuilding a surface from a checkpoint
 _CACHE = 8                      # rebuilt post-replacement surfaces kept
 
@@ -159,7 +159,7 @@ class SurfaceTimeline:
                 checkpoints[epoch] = tuple(state.nodes)
                 checkpoint_epochs.append(epoch)
                 work = 0
-        self._appended = appended
+        self._appended = tuple(appended)   # tuple slices are tuples: one copy per query
         self._epoch_start = epoch_start
         self._rep_seqs = rep_seqs
         self._rep_pos = rep_pos
@@ -167,7 +167,7 @@ class SurfaceTimeline:
         self._checkpoint_epochs = checkpoint_epochs
         self._projections = projections
         self._project_seqs = project_seqs
-        self._cache: OrderedDict[int, list[int]] = OrderedDict()
+        self._cache: OrderedDict[int, tuple[int, ...]] = OrderedDict()
         self.replacements: tuple[Replacement, ...] = tuple(replacements)
         self.replacement_by_seq: Mapping[int, Replacement] = MappingProxyType(
             {r.seq: r for r in replacements})
@@ -181,7 +181,7 @@ class SurfaceTimeline:
         """Seq of the last event (base_seq - 1 for an empty log)."""
         return self.base_seq + self._n - 1
 
-    def _epoch_base(self, epoch: int) -> list[int]:
+    def _epoch_base(self, epoch: int) -> tuple[int, ...]:
         """The surface right after replacement `epoch` (0: the empty initial surface)."""
         cached = self._cache.get(epoch)
         if cached is not None:
@@ -194,10 +194,11 @@ class SurfaceTimeline:
             nodes.extend(appended[starts[r - 1]:starts[r]])
             i, j = self._rep_pos[r - 1]
             nodes[i:j + 1] = [self._rep_seqs[r - 1]]
-        self._cache[epoch] = nodes
+        base = tuple(nodes)
+        self._cache[epoch] = base
         if len(self._cache) > _CACHE:
             self._cache.popitem(last=False)
-        return nodes
+        return base
 
     def surface_at(self, seq: int) -> tuple[int, ...]:
         """Model-visible nodes after applying events `base_seq..seq`, in surface order."""
@@ -211,7 +212,8 @@ class SurfaceTimeline:
         hi = self._epoch_start[epoch + 1] if epoch + 1 < len(self._epoch_start) else len(
             self._appended)
         cut = bisect_right(self._appended, seq, lo, hi)
-        return tuple(base) + tuple(self._appended[lo:cut])
+        tail = self._appended[lo:cut]
+        return base + tail if base else tail
 
     def replace_generation_at(self, seq: int) -> int:
         return bisect_right(self._rep_seqs, seq)
