@@ -115,16 +115,24 @@ def _pairing_after(r: CompactionRecord, events: Sequence[Mapping[str, Any]],
 
 def _newest_result(r: CompactionRecord, events: Sequence[Mapping[str, Any]],
                    timeline: SurfaceTimeline, hidden: tuple[int, ...]) -> Check | None:
+    """Only a result of the owner turn matters: the model is still working from it. Results of
+    finished turns may be condensed like any other history (an overflow or manual compaction
+    with nothing retained hides them by design, v0 §5.3)."""
     surface = timeline.surface_at(r.replacement_seq - 1)
     results = [s for s in surface if events[s].get("type") == "tool/result"]
-    if not results:
+    if not results or r.owner is None:
         return None
     newest = max(results)
+    data = events[newest].get("data")
+    turn = data.get("turn") if isinstance(data, dict) else None
+    if turn != r.owner or type(turn) is bool:
+        return None
     if newest in hidden:
-        return Check("newest_tool_result_visible", False, f"the newest tool result {newest} is "
-                     f"among the shadowed nodes {_seqs(hidden)}")
-    return Check("newest_tool_result_visible", True, f"the newest tool result {newest} stays on "
-                 "the surface")
+        return Check("newest_tool_result_visible", False, f"the newest tool result {newest} "
+                     f"(turn {js_str(turn)}, the owner turn) is among the shadowed nodes "
+                     f"{_seqs(hidden)}")
+    return Check("newest_tool_result_visible", True, f"the newest tool result {newest} of owner "
+                 f"turn {js_str(turn)} stays on the surface")
 
 
 def _next_request(r: CompactionRecord, events: Sequence[Mapping[str, Any]],

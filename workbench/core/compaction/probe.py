@@ -78,7 +78,7 @@ def extract_facts(text: str) -> dict[str, list[str]]:
     for pattern in (_PATH, _FILE):
         for match in pattern.finditer(rest):
             found["paths"][match.group().rstrip(".,;:")] = None
-    rest = _FILE.sub(" ", _PATH.sub(" ", rest))
+        rest = pattern.sub(" ", rest)
     for match in _ERROR.finditer(rest):
         found["errors"][match.group().strip()] = None
     rest = _ERROR.sub(" ", rest)

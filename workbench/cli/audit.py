@@ -1,0 +1,189 @@
+"""`workbench audit PATH [--json]`: the compaction audit of one session log. Layer: cli.
+
+Prints one acceptance table per compaction attempt (and per tool-result prune): every check with
+pass/fail and its evidence, plus the measurements (hidden vs logged tokens, compression ratio,
+facts lost by the summary, prefix-cache break). In a terminal the tables are `rich` tables,
+otherwise plain text; `--json` prints `workbench.core.compaction.audit.AuditReport.as_json()`:
+`{"session_id", "format_version", "compactions": [...], "prunes": [...], "fold_error",
+"protocol", "ok"}`.
+
+Exit codes: 0 every check passes, 1 any check fails (or the log breaks a fold rule or the
+compaction protocol), 2 the log cannot be read (missing, unreadable, refused version).
+Log text is untrusted: everything printed from it is escaped (control characters, and rich
+markup is never interpreted).
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from workbench.core.compaction.audit import AuditReport, CompactionAudit, audit_log
+from workbench.errors import WorkbenchError
+from workbench.io.jsjson import js_str, stringify
+
+EXIT_OK, EXIT_FINDINGS, EXIT_UNUSABLE = 0, 1, 2
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "audit", help="check every compaction of a log (brackets, prices, pairing, losses)",
+        description="Audit the compaction brackets and tool-result prunes of a session log "
+                    "(spec §5): one acceptance table per compaction.",
+        epilog="Exit codes: 0 all checks pass, 1 a check fails, 2 the log cannot be read.")
+    parser.add_argument("path", metavar="PATH", help="session log (.jsonl or .jsonl.zstd)")
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.set_defaults(run=run)
+
+
+def clean(text: Any) -> str:
+    """One terminal-safe line: whitespace collapsed, control characters escaped."""
+    text = " ".join(str(text).split())
+    return "".join(c if c.isprintable() else f"\\x{ord(c):02x}" if ord(c) < 256
+                   else f"\\u{ord(c):04x}" for c in text)
+
+
+def _trigger(c: CompactionAudit) -> str:
+    t = c.record.trigger
+    if t.kind == "manual":
+        command = f" {t.command}" if t.command else ""
+        where = f" (command/run {t.command_seq})" if t.command_seq is not None else ""
+        return f"manual{command}{where}"
+    return f"{t.kind}, turn {js_str(t.turn)}"
+
+
+def _seq(value: Any) -> str:
+    return "-" if value is None else str(value)
+
+
+def _headline(c: CompactionAudit) -> str:
+    r = c.record
+    duration = f", {r.duration_ms:g} ms" if r.duration_ms is not None else ""
+    return (f"compaction {clean(js_str(r.compaction_id))} [{r.status}; {_trigger(c)}] "
+            f"start {_seq(r.start_seq)} summary {_seq(r.summary_seq)} replacement "
+            f"{_seq(r.replacement_seq)} end {_seq(r.end_seq)}{duration}")
+
+
+def _measurements(c: CompactionAudit) -> list[str]:
+    r = c.record
+    lines = []
+    if r.error is not None and r.status == "failed":
+        lines.append(f"error: {clean(r.error)}")
+    if r.provider is not None or r.model is not None:
+        usage = f", usage {clean(stringify(r.usage))}" if r.usage is not None else ""
+        lines.append(f"summary call: {clean(js_str(r.provider))}/{clean(js_str(r.model))}{usage}")
+    if c.hidden_seqs is not None:
+        ratio = f", ratio {c.compression_ratio:.1f}" if c.compression_ratio is not None else ""
+        lines.append(f"hidden {len(c.hidden_seqs)} nodes, {c.computed_shadowed_tokens} tokens "
+                     f"(logged {clean(js_str(r.logged_shadowed_tokens))}) -> added "
+                     f"{c.summary_tokens} tokens{ratio}")
+    if c.lost is not None:
+        cats = c.lost.as_json()["categories"]
+        lines.append("kept in summary: " + ", ".join(
+            f"{name} {len(v['kept'])}/{v['found']}" for name, v in cats.items()))
+        lost = [f"{x}" for v in cats.values() for x in v["lost"][:3]]
+        if lost:
+            lines.append("lost e.g.: " + ", ".join(clean(x)[:60] for x in lost[:8]))
+    if c.cache_break is not None:
+        b = c.cache_break
+        env = " (envelope changed)" if b.envelope_changed else ""
+        lines.append(f"cache break: message {b.position} of {b.messages_before}, "
+                     f"{b.prefix_tokens} tokens reusable{env} (request {b.request_before_seq} "
+                     f"-> {b.request_after_seq})")
+    return lines
+
+
+def _log_lines(report: AuditReport) -> list[str]:
+    lines = []
+    if report.fold_error is not None:
+        e = report.fold_error
+        lines.append(f"FAIL fold: seq {e.seq}: {e.kind}: {clean(e.message)}")
+    for v in report.protocol:
+        lines.append(f"FAIL protocol ({clean(v.name)}): seq {_seq(v.seq)}: {clean(v.message)}")
+    return lines
+
+
+def _summary(report: AuditReport) -> str:
+    failed = sum(not c.ok for a in (*report.compactions, *report.prunes) for c in a.checks)
+    failed += len(report.protocol) + (report.fold_error is not None)
+    state = "all checks pass" if report.ok else f"{failed} failed"
+    return (f"{len(report.compactions)} compactions, {len(report.prunes)} prunes: {state}")
+
+
+def print_plain(report: AuditReport, path: str) -> None:
+    print(f"{clean(path)}: session {clean(js_str(report.session_id))} "
+          f"(format v{report.format_version})")
+    for c in report.compactions:
+        print(_headline(c))
+        for line in _measurements(c):
+            print(f"  {line}")
+        for check in c.checks:
+            print(f"  {'PASS' if check.ok else 'FAIL'} {check.name:<30} {clean(check.detail)}")
+    for p in report.prunes:
+        r = p.record
+        print(f"prune {r.prune_seq}: original {_seq(r.original_seq)} -> replacement "
+              f"{_seq(r.replacement_seq)}, call {clean(js_str(r.call_id))}, "
+              f"{_seq(r.chars_before)} -> {_seq(r.chars_after)} code points")
+        for check in p.checks:
+            print(f"  {'PASS' if check.ok else 'FAIL'} {check.name:<30} {clean(check.detail)}")
+    for line in _log_lines(report):
+        print(line)
+    print(_summary(report))
+
+
+def print_rich(report: AuditReport, path: str) -> None:
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    console = Console()
+    console.print(Text(f"{clean(path)}: session {clean(js_str(report.session_id))} "
+                       f"(format v{report.format_version})", style="bold"))
+
+    def table(title: str, notes: list[str], checks: Any) -> Table:
+        t = Table(title=Text(title), caption=Text("\n".join(notes)), caption_justify="left",
+                  title_justify="left", expand=False)
+        t.add_column("check")
+        t.add_column("result")
+        t.add_column("evidence", overflow="fold")
+        for check in checks:
+            t.add_row(Text(check.name), Text("PASS", style="green") if check.ok
+                      else Text("FAIL", style="bold red"), Text(clean(check.detail)))
+        return t
+
+    for c in report.compactions:
+        console.print(table(_headline(c), _measurements(c), c.checks))
+    for p in report.prunes:
+        r = p.record
+        console.print(table(f"prune {r.prune_seq}: original {_seq(r.original_seq)} -> "
+                            f"replacement {_seq(r.replacement_seq)}",
+                            [f"call {clean(js_str(r.call_id))}, {_seq(r.chars_before)} -> "
+                             f"{_seq(r.chars_after)} code points"], p.checks))
+    for line in _log_lines(report):
+        console.print(Text(line, style="bold red"))
+    console.print(Text(_summary(report), style="bold green" if report.ok else "bold red"))
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        from workbench.core.load import load_log
+    except ModuleNotFoundError:   # the loader lands separately; say so instead of a traceback
+        print(f"workbench audit: {clean(args.path)}: no log loader available", file=sys.stderr)
+        return EXIT_UNUSABLE
+    try:
+        log = load_log(args.path)
+    except (WorkbenchError, OSError) as exc:
+        print(f"workbench audit: {clean(args.path)}: {clean(exc)}", file=sys.stderr)
+        return EXIT_UNUSABLE
+    if log.verdict == "refused" or log.format_version is None:
+        reason = log.defects[0].message if log.defects else "not a readable session log"
+        print(f"workbench audit: {clean(args.path)}: {clean(reason)}", file=sys.stderr)
+        return EXIT_UNUSABLE
+    report = audit_log(log)
+    if args.json:
+        print(stringify(report.as_json()))
+    elif sys.stdout.isatty():
+        print_rich(report, args.path)
+    else:
+        print_plain(report, args.path)
+    return EXIT_OK if report.ok else EXIT_FINDINGS
