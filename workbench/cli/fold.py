@@ -86,13 +86,15 @@ def _error(kind: str, seq: Any, message: str, as_json: bool) -> int:
 def run(args: argparse.Namespace) -> int:
     try:
         from workbench.core.load import load_log
-    except ModuleNotFoundError:  # the loader lands separately; say so instead of a traceback
-        print(f"workbench fold: {args.path}: no log loader available", file=sys.stderr)
-        return EXIT_UNUSABLE
+    except ModuleNotFoundError as exc:  # the full loader lands separately: read rows only
+        if exc.name != "workbench.core.load":
+            raise
+        from workbench.io.read import read_log as load_log
     try:
         log = load_log(args.path)
     except (WorkbenchError, OSError) as exc:
-        print(f"workbench fold: {args.path}: {_clean(str(exc))}", file=sys.stderr)
+        text = str(exc) if args.path in str(exc) else f"{args.path}: {exc}"
+        print(f"workbench fold: {_clean(text)}", file=sys.stderr)
         return EXIT_UNUSABLE
     if log.verdict == "refused":
         reason = log.defects[0].message if log.defects else "format version not supported"
