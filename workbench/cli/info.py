@@ -1,0 +1,177 @@
+"""`workbench info PATH [--json]`: what a log file or a session root holds. Layer: cli.
+
+For every session found under PATH (`workbench.io.discover.find_sessions`: a log file, a list of
+them, or a DSH session root / project / session directory) the log is loaded with
+`workbench.core.load.load_log` and summarised: format version, session id, parent, event count,
+counts by type, turns, steps, compaction events, verdict and defects.
+
+Exit codes (`workbench.cli.main`): 0 every log reads cleanly; 1 a log loaded with defects;
+2 a log was refused (a format version this build does not read) or is unreadable, or PATH holds
+no session. Problems are reported on stderr as one line naming the file, never as a traceback.
+Log text is untrusted: everything printed from a log has its control characters escaped.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from workbench.errors import LogRefused, LogUnreadable, WorkbenchError
+
+EXIT_OK, EXIT_FINDINGS, EXIT_UNUSABLE = 0, 1, 2
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "info", help="summarise a session log or every session under a root",
+        description="Summarise a DSH session log (raw or zstd) or every session under a "
+                    "session root: format, ids, event counts by type, turns, steps, "
+                    "compactions, defects.")
+    parser.add_argument("paths", nargs="+", metavar="PATH",
+                        help="a session log file, or a directory holding sessions")
+    parser.add_argument("--json", action="store_true",
+                        help="print one JSON object per session (one per line)")
+    parser.set_defaults(run=run)
+
+
+def clean(text: Any) -> str:
+    """One printable line: control and bidi characters escaped (log text is untrusted)."""
+    return _CONTROL.sub(lambda m: m.group(0).encode("unicode_escape").decode("ascii"), str(text))
+
+
+def _fail(path: Any, message: str) -> None:
+    print(f"workbench info: {clean(path)}: {clean(message)}", file=sys.stderr)
+
+
+def _type_counts(events: Any) -> Counter:
+    type_of = getattr(events, "type_of", None)
+    if type_of is not None:  # the lazy store knows every type without parsing
+        return Counter(map(type_of, range(len(events))))
+    return Counter(e.get("type") if isinstance(e, dict) else None for e in events)
+
+
+def _defect_json(defect: Any) -> dict:
+    out = {"rule": defect.rule, "severity": defect.severity, "message": defect.message}
+    for key in ("line", "frame", "seq", "byte_offset"):
+        value = getattr(defect, key, None)
+        if value is not None:
+            out[key] = value
+    return out
+
+
+def summarise(log: Any, path: Path) -> dict:
+    """The JSON summary of one loaded log."""
+    counts = _type_counts(log.events)
+    header = log.header if isinstance(log.header, dict) else {}
+    parent = header.get("parentSession")
+    return {
+        "path": str(path),
+        "format_version": log.format_version,
+        "session_id": log.session_id,
+        "parent_session": parent if isinstance(parent, str) else None,
+        "events": len(log.events),
+        "event_types": {str(k): v for k, v in counts.most_common()},
+        "defects": [_defect_json(d) for d in log.defects],
+        "encoding": log.encoding,
+        "verdict": log.verdict,
+        "turns": counts.get("turn/start", 0),
+        "steps": counts.get("step/start", 0),
+        "compaction_events": sum(v for k, v in counts.items()
+                                 if isinstance(k, str) and k.startswith("compaction/")),
+    }
+
+
+def _exit_code(summary: dict) -> int:
+    if summary["verdict"] == "refused":
+        return EXIT_UNUSABLE
+    if summary["verdict"] != "clean" or summary["defects"]:
+        return EXIT_FINDINGS
+    return EXIT_OK
+
+
+def _print_text(s: dict) -> None:
+    print(clean(s["path"]))
+    version = "?" if s["format_version"] is None else s["format_version"]
+    print(f"  format v{clean(version)} ({s['encoding']}), session {clean(s['session_id'] or '?')}"
+          f", parent {clean(s['parent_session'] or '-')}")
+    print(f"  {s['events']} events, {s['turns']} turns, {s['steps']} steps, "
+          f"{s['compaction_events']} compaction events; verdict {s['verdict']}")
+    if s["event_types"]:
+        kinds = ", ".join(f"{clean(k)} {v}" for k, v in s["event_types"].items())
+        print(f"  types: {kinds}")
+    if not s["defects"]:
+        print("  defects: none")
+    for d in s["defects"]:
+        where = ", ".join(f"{k} {d[k]}" for k in ("frame", "line", "seq") if k in d)
+        where = f" ({where})" if where else ""
+        print(f"  defect [{d['severity']}] {clean(d['rule'])}{where}: {clean(d['message'])}")
+
+
+def _load(path: Path) -> Any:
+    from workbench.core.load import load_log
+    return load_log(path)
+
+
+def info_one(path: Path, as_json: bool) -> int:
+    """Load and print one log; returns its exit code."""
+    try:
+        log = _load(path)
+    except LogRefused as exc:
+        _fail(path, f"refused: {exc}")
+        if as_json:
+            print(json.dumps({"path": str(path), "error": str(exc), "refused": True}))
+        return EXIT_UNUSABLE
+    except (LogUnreadable, OSError) as exc:
+        message = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        _fail(path, f"unreadable: {message}")
+        if as_json:
+            print(json.dumps({"path": str(path), "error": message}))
+        return EXIT_UNUSABLE
+    except WorkbenchError as exc:
+        _fail(path, f"{type(exc).__name__}: {exc}")
+        if as_json:
+            print(json.dumps({"path": str(path), "error": str(exc)}))
+        return EXIT_UNUSABLE
+    summary = summarise(log, path)
+    code = _exit_code(summary)
+    if as_json:
+        print(json.dumps(summary, ensure_ascii=False))
+    else:
+        _print_text(summary)
+    if code == EXIT_UNUSABLE:
+        _fail(path, f"refused: {summary['defects'][0]['message'] if summary['defects'] else ''}")
+    elif code == EXIT_FINDINGS:
+        first = summary["defects"][0] if summary["defects"] else {"rule": summary["verdict"],
+                                                                  "message": ""}
+        _fail(path, f"{len(summary['defects'])} defect(s), verdict {summary['verdict']}; "
+              f"first: {first['rule']}: {first['message']}")
+    return code
+
+
+def run(args: argparse.Namespace) -> int:
+    from workbench.io.discover import find_sessions
+    paths: Sequence[str] = args.paths
+    try:
+        refs = find_sessions(paths[0] if len(paths) == 1 else paths)
+    except LogUnreadable as exc:
+        print(f"workbench info: {clean(exc)}", file=sys.stderr)
+        return EXIT_UNUSABLE
+    worst = EXIT_OK
+    for ref in refs:
+        try:
+            code = info_one(ref.path, args.json)
+        except MemoryError:
+            _fail(ref.path, "out of memory while reading the log")
+            code = EXIT_UNUSABLE
+        except Exception as exc:  # a bug must still not print a traceback for untrusted input
+            _fail(ref.path, f"internal error: {type(exc).__name__}: {exc}")
+            code = EXIT_UNUSABLE
+        worst = max(worst, code)
+        sys.stdout.flush()
+    return worst
