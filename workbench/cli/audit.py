@@ -8,7 +8,8 @@ otherwise plain text; `--json` prints `workbench.core.compaction.audit.AuditRepo
 "protocol", "ok"}`.
 
 Exit codes: 0 every check passes, 1 any check fails (or the log breaks a fold rule or the
-compaction protocol), 2 the log cannot be read (missing, unreadable, refused version).
+compaction protocol), 2 the log cannot be read (missing, unreadable, no valid header,
+refused version).
 Log text is untrusted: everything printed from it is escaped (control characters, and rich
 markup is never interpreted).
 """
@@ -100,6 +101,9 @@ def _log_lines(report: AuditReport) -> list[str]:
         lines.append(f"FAIL fold: seq {e.seq}: {e.kind}: {clean(e.message)}")
     for v in report.protocol:
         lines.append(f"FAIL protocol ({clean(v.name)}): seq {_seq(v.seq)}: {clean(v.message)}")
+    if report.unpriced_replacements:
+        lines.append("note: replacements outside any compaction or prune (unpriced): "
+                     + ", ".join(str(s) for s in report.unpriced_replacements))
     return lines
 
 
@@ -160,7 +164,7 @@ def print_rich(report: AuditReport, path: str) -> None:
                             [f"call {clean(js_str(r.call_id))}, {_seq(r.chars_before)} -> "
                              f"{_seq(r.chars_after)} code points"], p.checks))
     for line in _log_lines(report):
-        console.print(Text(line, style="bold red"))
+        console.print(Text(line, style="yellow" if line.startswith("note") else "bold red"))
     console.print(Text(_summary(report), style="bold green" if report.ok else "bold red"))
 
 
@@ -175,7 +179,7 @@ def run(args: argparse.Namespace) -> int:
     except (WorkbenchError, OSError) as exc:
         print(f"workbench audit: {clean(args.path)}: {clean(exc)}", file=sys.stderr)
         return EXIT_UNUSABLE
-    if log.verdict == "refused" or log.format_version is None:
+    if log.verdict == "refused" or log.format_version is None or log.header is None:
         reason = log.defects[0].message if log.defects else "not a readable session log"
         print(f"workbench audit: {clean(args.path)}: {clean(reason)}", file=sys.stderr)
         return EXIT_UNUSABLE

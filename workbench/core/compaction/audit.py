@@ -26,7 +26,9 @@ rejected the replacement):
 
 Prune checks: `prune_replacement_adjacent`, `prune_price_matches`, `prune_target`,
 `prune_smaller`. The log-level protocol layer (v0 compaction invariant, v4 relationships) and a
-fold violation are reported beside the tables and make the audit fail as well.
+fold violation are reported beside the tables and make the audit fail as well. Replacements that
+belong to no compaction and no prune are listed as unpriced (v0 §5.10 step 5): a finding, not a
+failure, since the format does not forbid them.
 """
 from __future__ import annotations
 
@@ -132,6 +134,7 @@ class AuditReport:
     prunes: tuple[PruneAudit, ...]
     fold_error: FoldError | None
     protocol: tuple[ProtocolViolation, ...]
+    unpriced_replacements: tuple[int, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -145,7 +148,8 @@ class AuditReport:
         return {"session_id": self.session_id, "format_version": self.format_version,
                 "compactions": [c.as_json() for c in self.compactions],
                 "prunes": [p.as_json() for p in self.prunes], "fold_error": fold,
-                "protocol": [v.as_json() for v in self.protocol], "ok": self.ok}
+                "protocol": [v.as_json() for v in self.protocol],
+                "unpriced_replacements": list(self.unpriced_replacements), "ok": self.ok}
 
 
 def _hidden_set(record: CompactionRecord, timeline: SurfaceTimeline,
@@ -219,8 +223,11 @@ def audit_events(events: Sequence[Mapping[str, Any]], *, version: int,
         audits.append(CompactionAudit(record, checks, hidden, computed, added, probe, cache))
     prunes = tuple(PruneAudit(p, prune_checks(p)) for p in found.prunes)
     fold_error = timeline.errors[0] if timeline.errors else None
+    priced = {r.replacement_seq for r in found.records} | {p.replacement_seq
+                                                            for p in found.prunes}
+    unpriced = tuple(r.seq for r in timeline.replacements if r.seq not in priced)
     return AuditReport(session_id, version, tuple(audits), prunes, fold_error,
-                       _protocol(events, version, meta, inherited_event_count))
+                       _protocol(events, version, meta, inherited_event_count), unpriced)
 
 
 def audit_log(log: Any) -> AuditReport:
