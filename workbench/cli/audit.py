@@ -171,9 +171,10 @@ def print_rich(report: AuditReport, path: str) -> None:
 def run(args: argparse.Namespace) -> int:
     try:
         from workbench.core.load import load_log
-    except ModuleNotFoundError:   # the loader lands separately; say so instead of a traceback
-        print(f"workbench audit: {clean(args.path)}: no log loader available", file=sys.stderr)
-        return EXIT_UNUSABLE
+    except ModuleNotFoundError as exc:  # the full loader lands separately: read rows only
+        if exc.name != "workbench.core.load":
+            raise
+        from workbench.io.read import read_log as load_log
     try:
         log = load_log(args.path)
     except (WorkbenchError, OSError) as exc:
