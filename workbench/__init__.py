@@ -14,17 +14,21 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-__all__ = ["Session", "SessionFrames", "__version__", "load", "load_sessions"]
+__all__ = ["Session", "SessionFrames", "Workbench", "__version__", "load", "load_sessions",
+           "show"]
 
 if TYPE_CHECKING:
     from workbench.frames.many import SessionFrames, load_sessions
     from workbench.session import Session, load
+    from workbench.views import Workbench, show
 
 _LAZY = {
     "load": "workbench.session",
     "Session": "workbench.session",
     "load_sessions": "workbench.frames.many",
     "SessionFrames": "workbench.frames.many",
+    "Workbench": "workbench.views",   # widgets load only when asked for
+    "show": "workbench.views",
 }
 
 

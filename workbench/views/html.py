@@ -79,7 +79,7 @@ class LogRow:
     type: str
     role: str | None
     preview: str
-    surface: Literal["on surface", "shadowed", "log-only", "future"]
+    surface: Literal["on surface", "shadowed", "log-only", "rejected", "future"]
     hidden_by: int | None = None
     bracket: tuple[str, str] | None = None  # (status, "start" | "inside" | "end" | "single")
     is_step: bool = False
@@ -138,6 +138,7 @@ class SurfaceRow:
     replaces: tuple[int, int, int] | None = None  # (start seq, end seq, node count)
     lineage: tuple[LineageItem, ...] = ()
     changed: bool = False
+    lineage_more: int = 0  # direct lineage entries left out
 
 
 def lineage_html(items: Iterable[LineageItem], more: int = 0) -> str:
@@ -171,8 +172,8 @@ def surface_table_html(rows: Sequence[SurfaceRow], *, caption: str = "") -> str:
             start, end, count = r.replaces
             summary = (f'<span class="wb-replaces">replaces #{int(start)}…#{int(end)} '
                        f"({int(count)} node{'s' if count != 1 else ''})</span> ")
-            body = (f"<details><summary>{summary}{body}</summary>"
-                    f"{lineage_html(r.lineage)}</details>")
+            body = (f'<details data-key="node-{int(r.seq)}"><summary>{summary}{body}</summary>'
+                    f"{lineage_html(r.lineage, r.lineage_more)}</details>")
         tokens = "" if r.tokens is None else f"{int(r.tokens):,}"
         out.append(
             f'<tr class="{classes}" data-seq="{int(r.seq)}"><td>{int(r.position)}</td>'
@@ -186,46 +187,59 @@ def surface_table_html(rows: Sequence[SurfaceRow], *, caption: str = "") -> str:
 # -- inspector --------------------------------------------------------------------------------
 
 def json_html(value: Any, *, open_levels: int = 2, max_string: int = 4000,
-              max_items: int = 200) -> str:
+              max_items: int = 200, max_values: int = 5000) -> str:
     """Pretty, collapsible JSON (``<details>`` per object/array), every string escaped.
 
-    Numbers print as JavaScript prints them; strings longer than `max_string` and containers
-    longer than `max_items` are cut with a visible count of what was left out."""
-    return f'<div class="wb-json">{_json(value, 0, open_levels, max_string, max_items)}</div>'
+    Numbers print as JavaScript prints them. Strings longer than `max_string`, containers longer
+    than `max_items`, and everything after the first `max_values` values are cut with a visible
+    note, so one huge event cannot stall a step."""
+    limits = _JsonLimits(open_levels, max_string, max_items, max_values)
+    return f'<div class="wb-json">{limits.render(value, 0)}</div>'
 
 
-def _json(value: Any, depth: int, open_levels: int, max_string: int, max_items: int) -> str:
-    if isinstance(value, (dict, list)):
+@dataclass(slots=True)
+class _JsonLimits:
+    open_levels: int
+    max_string: int
+    max_items: int
+    budget: int
+
+    def render(self, value: Any, depth: int) -> str:
+        if self.budget <= 0:
+            return '<span class="wb-more">… (cut: too many values)</span>'
+        self.budget -= 1
+        if isinstance(value, (dict, list)):
+            return self._container(value, depth)
+        if type(value) is str:
+            cut = value[: self.max_string]
+            rest = len(value) - len(cut)
+            tail = f'<span class="wb-more"> … {rest} more chars</span>' if rest else ""
+            return f'<span class="wb-j-str">{escape(stringify(cut))}</span>{tail}'
+        if value is ABSENT:
+            return '<span class="wb-j-lit">undefined</span>'
+        if type(value) in (int, float):
+            return f'<span class="wb-j-num">{escape(number_to_str(value))}</span>'
+        return f'<span class="wb-j-lit">{escape(value if value is not None else "null")}</span>'
+
+    def _container(self, value: dict | list, depth: int) -> str:
         is_dict = isinstance(value, dict)
         items = list(value.items()) if is_dict else list(enumerate(value))
         left, right = ("{", "}") if is_dict else ("[", "]")
         if not items:
             return f'<span class="wb-j-punct">{left}{right}</span>'
-        shown = items[:max_items]
+        shown = items[: self.max_items]
         lines = []
         for key, item in shown:
             label = f'<span class="wb-j-key">{escape(stringify(key))}</span>: ' if is_dict else ""
-            lines.append(f"<div>{label}"
-                         f"{_json(item, depth + 1, open_levels, max_string, max_items)}</div>")
+            lines.append(f"<div>{label}{self.render(item, depth + 1)}</div>")
         if len(items) > len(shown):
             lines.append(f'<div class="wb-more">… {len(items) - len(shown)} more</div>')
-        attr = " open" if depth < open_levels else ""
+        attr = " open" if depth < self.open_levels else ""
         noun = ("key" if is_dict else "item") + ("" if len(items) == 1 else "s")
-        count = f"{len(items)} {noun}"
         return (f'<details{attr}><summary><span class="wb-j-punct">{left}</span>'
-                f'<span class="wb-j-count">{count}</span></summary>'
+                f'<span class="wb-j-count">{len(items)} {noun}</span></summary>'
                 f'<div class="wb-j-body">{"".join(lines)}</div>'
                 f'<span class="wb-j-punct">{right}</span></details>')
-    if type(value) is str:
-        cut = value[:max_string]
-        rest = len(value) - len(cut)
-        tail = f'<span class="wb-more"> … {rest} more chars</span>' if rest else ""
-        return f'<span class="wb-j-str">{escape(stringify(cut))}</span>{tail}'
-    if value is ABSENT:
-        return '<span class="wb-j-lit">undefined</span>'
-    if type(value) in (int, float):
-        return f'<span class="wb-j-num">{escape(number_to_str(value))}</span>'
-    return f'<span class="wb-j-lit">{escape(value if value is not None else "null")}</span>'
 
 
 def request_html(sections: Mapping[str, Any], *, title: str = "") -> str:
@@ -241,19 +255,38 @@ def request_html(sections: Mapping[str, Any], *, title: str = "") -> str:
 
 # -- diff -------------------------------------------------------------------------------------
 
-def diff_html(a: int, b: int, added: Sequence[SurfaceRow], removed: Sequence[SurfaceRow],
-              *, tokens_a: int | None = None, tokens_b: int | None = None) -> str:
-    """Nodes added and removed between the surfaces at steps `a` and `b`, with token deltas.
-    A replacement among the added nodes names the range it replaced."""
-    def delta(rows: Sequence[SurfaceRow], sign: str) -> str:
-        total = sum(r.tokens or 0 for r in rows)
-        return f"{sign}{total:,} tokens"
+def diff_html(a: int, b: int, added: Sequence[SurfaceRow], removed: Sequence[SurfaceRow], *,
+              replaced: Sequence[tuple[Sequence[int], Sequence[int], int, int]] = (),
+              tokens_a: int | None = None, tokens_b: int | None = None,
+              added_total: tuple[int, int] | None = None,
+              removed_total: tuple[int, int] | None = None) -> str:
+    """Nodes added, removed and replaced between the surfaces at steps `a` and `b`.
+
+    `replaced`: one entry per hunk where nodes gave way to new ones: ``(removed seqs, added
+    seqs, removed tokens, added tokens)``. `added_total` / `removed_total`: ``(count, tokens)``
+    of all added / removed nodes when the row lists were cut (default: the rows themselves)."""
+    def total(rows: Sequence[SurfaceRow], given: tuple[int, int] | None) -> tuple[int, int]:
+        return given if given is not None else (len(rows), sum(r.tokens or 0 for r in rows))
+
+    def more(rows: Sequence[SurfaceRow], count: int) -> str:
+        left = count - len(rows)
+        return f'<div class="wb-more">… {left} more</div>' if left > 0 else ""
 
     head = f"surface at #{int(a)} → #{int(b)}"
     if tokens_a is not None and tokens_b is not None:
         head += f": {tokens_a:,} → {tokens_b:,} tokens ({tokens_b - tokens_a:+,})"
-    return (f'<div class="wb-diff"><div class="wb-title">{escape(head)}</div>'
-            f'<div class="wb-diff-added"><b>added {len(added)} ({delta(added, "+")})</b>'
-            f"{surface_table_html(added)}</div>"
-            f'<div class="wb-diff-removed"><b>removed {len(removed)} ({delta(removed, "−")})</b>'
-            f"{surface_table_html(removed)}</div></div>")
+    n_add, t_add = total(added, added_total)
+    n_rem, t_rem = total(removed, removed_total)
+    hunks = []
+    for gone, new, t_gone, t_new in replaced:
+        seqs = ", ".join(f"#{int(s)}" for s in new)
+        hunks.append(f"<li>{seqs} replaced #{int(gone[0])}…#{int(gone[-1])} ({len(gone)} "
+                     f"node{'s' if len(gone) != 1 else ''}): −{t_gone:,} → +{t_new:,} tokens "
+                     f"({t_new - t_gone:+,})</li>")
+    replaced_html = (f'<div class="wb-diff-replaced"><b>replaced {len(replaced)}</b>'
+                     f'<ul>{"".join(hunks)}</ul></div>') if replaced else ""
+    return (f'<div class="wb-diff"><div class="wb-title">{escape(head)}</div>{replaced_html}'
+            f'<div class="wb-diff-added"><b>added {n_add} (+{t_add:,} tokens)</b>'
+            f"{surface_table_html(added)}{more(added, n_add)}</div>"
+            f'<div class="wb-diff-removed"><b>removed {n_rem} (−{t_rem:,} tokens)</b>'
+            f"{surface_table_html(removed)}{more(removed, n_rem)}</div></div>")

@@ -76,7 +76,8 @@ class Panel(widgets.VBox):
             head = (slider,)
         super().__init__(head + (self._error,) + tuple(children))
         self.add_class("wb-panel")
-        state.observe(self.refresh, names=list(self.observes))
+        if self.observes:
+            state.observe(self.refresh, names=list(self.observes))
         self.refresh()
 
     def refresh(self, change: dict | None = None) -> None:
