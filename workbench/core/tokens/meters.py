@@ -145,7 +145,7 @@ def _progress_bar(total: int, enabled: bool, desc: str) -> Any:
     if not enabled:
         return None
     try:
-        from tqdm.auto import tqdm
+        from tqdm import tqdm
     except ImportError:  # pragma: no cover - tqdm is a declared dependency
         return None
     return tqdm(total=total, unit="char", unit_scale=True, delay=PROGRESS_DELAY, desc=desc, leave=False)
