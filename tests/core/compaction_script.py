@@ -66,7 +66,7 @@ class Script:
 
     # -- messages ----------------------------------------------------------------------------
     def system(self, text: str) -> int:
-        return self.add("system/message", {"message": {
+        return self.add("system/message", {"turn": self.turn, "step": self.step, "message": {
             "id": "sys", "role": "system", "content": [{"type": "text", "text": text}],
             "source": {"kind": "system-prompt"}}}, op="append")
 
