@@ -25,9 +25,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from workbench.core.events import surface_types
 from workbench.core.timeline import SurfaceTimeline
-from workbench.core.tokens.heuristic import node_price
 from workbench.frames.scan import EventScan, scan_events
 
 if TYPE_CHECKING:
@@ -147,23 +145,17 @@ class Session:
     @cached_property
     def scan(self) -> EventScan:
         """One pass over the events (`workbench.frames.scan`)."""
-        return scan_events(self.events, has_times=self.has_times)
+        return scan_events(self.events, version=self.version, has_times=self.has_times)
 
     @cached_property
     def timeline(self) -> SurfaceTimeline:
         """The surface at every seq, from one fold (`workbench.core.timeline`)."""
         return SurfaceTimeline(self.events, version=self.version)
 
-    @cached_property
+    @property
     def prices(self) -> np.ndarray:
         """Heuristic node price per seq (DSH meter, §6.4); -1 for events of a log-only type."""
-        kinds = surface_types(self.version)
-        out = np.full(len(self), -1, dtype=np.int64)
-        events, version = self.events, self.version
-        for i, etype in enumerate(self.scan.type):
-            if etype in kinds:
-                out[i] = node_price(events[i], version=version)
-        return out
+        return self.scan.price
 
     @cached_property
     def surface(self) -> SurfaceArrays:
@@ -253,3 +245,86 @@ class Session:
         """One row per tool-result prune, with its audit checks."""
         from workbench.frames.compactions import prunes_frame
         return self._cached(("prunes",), lambda: prunes_frame(self))
+
+    def tool_calls_df(self) -> pd.DataFrame:
+        """One row per tool call: call and result paired, duration, error flag."""
+        from workbench.frames.calls import tool_calls_frame
+        return self._cached(("tool_calls",), lambda: tool_calls_frame(self))
+
+    def requests_df(self) -> pd.DataFrame:
+        """One row per model call: envelope, surface it saw, finish, provider usage."""
+        from workbench.frames.calls import requests_frame
+        return self._cached(("requests",), lambda: requests_frame(self))
+
+    def turns_df(self) -> pd.DataFrame:
+        """One row per turn: span, end reason, counts, usage, surface at its end."""
+        from workbench.frames.turns import turns_frame
+        return self._cached(("turns",), lambda: turns_frame(self))
+
+    def defects_df(self) -> pd.DataFrame:
+        """One row per defect the loader found (never silently dropped)."""
+        from workbench.frames.turns import defects_frame
+        return self._cached(("defects",), lambda: defects_frame(self.defects))
+
+    def frames(self, names: Sequence[str] | None = None) -> dict[str, pd.DataFrame]:
+        """Several frames by name (default: all of `workbench.frames.schema.FRAME_NAMES`;
+        ``surface`` is the surface at the end)."""
+        from workbench.frames.schema import FRAME_NAMES
+        wanted = FRAME_NAMES if names is None else tuple(names)
+        unknown = [n for n in wanted if n not in FRAME_NAMES]
+        if unknown:
+            msg = f"unknown frame(s) {', '.join(map(repr, unknown))}; known: {', '.join(FRAME_NAMES)}"
+            raise KeyError(msg)
+        return {name: getattr(self, f"{name}_df")() for name in wanted}
+
+    def to_parquet(self, directory: str | os.PathLike, names: Sequence[str] | None = None
+                   ) -> list[str]:
+        """Write frames as ``<directory>/<name>.parquet``; returns the paths written."""
+        from workbench.frames.many import write_parquet
+        return write_parquet(self.frames(names), directory)
+
+    @staticmethod
+    def columns(name: str) -> pd.DataFrame:
+        """Column names, dtypes and meanings of the frame `name` (e.g. ``"events"``)."""
+        from workbench.frames.schema import columns_doc
+        return columns_doc(name)
+
+    # -- notebook display ----------------------------------------------------------------------
+
+    def summary(self) -> dict[str, Any]:
+        """Headline numbers: events, turns, compactions by status, surface size and tokens."""
+        n = len(self)
+        statuses: dict[str, int] = {}
+        if n:
+            for record in self.compactions.records:
+                statuses[record.status] = statuses.get(record.status, 0) + 1
+        surface = self.surface if n else None
+        return {
+            "path": self.path, "session_id": self.session_id, "format_version": self.version,
+            "verdict": self.verdict, "events": n,
+            "turns": len(self.scan.seq_of_type("turn/start")) if n else 0,
+            "compactions": statuses, "prunes": len(self.compactions.prunes) if n else 0,
+            "surface_nodes": len(surface.final_nodes) if surface else 0,
+            "surface_tokens": int(np.maximum(self.prices, 0)[list(surface.final_nodes)].sum())
+            if surface else 0,
+            "defects": len(self.defects),
+        }
+
+    def _repr_html_(self) -> str:
+        info = self.summary()
+        esc = html.escape
+        statuses = ", ".join(f"{esc(k)}: {v}" for k, v in sorted(info["compactions"].items()))
+        rows = [
+            ("session", esc(str(info["session_id"]))),
+            ("file", esc(os.path.basename(str(info["path"])))),
+            ("format", f"v{info['format_version']} · {esc(str(info['verdict']))}"),
+            ("events", f"{info['events']:,}"),
+            ("turns", f"{info['turns']:,}"),
+            ("compactions", statuses or "none"),
+            ("prunes", f"{info['prunes']:,}"),
+            ("surface", f"{info['surface_nodes']:,} nodes · {info['surface_tokens']:,} tokens (dsh)"),
+            ("defects", f"{info['defects']:,}"),
+        ]
+        body = "".join(f"<tr><th style='text-align:left'>{k}</th><td style='text-align:left'>"
+                       f"{v}</td></tr>" for k, v in rows)
+        return f"<table class='workbench-session'><tbody>{body}</tbody></table>"

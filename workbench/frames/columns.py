@@ -111,8 +111,8 @@ def as_series(values: Any, dtype: Dtype, n: int, name: str = "") -> pd.Series:
     if isinstance(dtype, pd.CategoricalDtype):
         return pd.Series(category_array(values, dtype), name=name)
     if dtype is SEQ_LIST:
-        arr = pa.array(list(values) if not isinstance(values, list) else values,
-                       type=pa.list_(pa.int64()))
+        arr = values if isinstance(values, pa.Array) else pa.array(
+            list(values) if not isinstance(values, list) else values, type=pa.list_(pa.int64()))
         return pd.Series(pd.arrays.ArrowExtensionArray(arr), name=name)
     if dtype == "Int64":
         return pd.Series(int_array(values), name=name)
@@ -122,6 +122,10 @@ def as_series(values: Any, dtype: Dtype, n: int, name: str = "") -> pd.Series:
 
 def int_array(values: Any) -> pd.arrays.IntegerArray:
     """Nullable Int64 from ints with None (or an int numpy array, or a masked pair)."""
+    if hasattr(values, "mask") and hasattr(values, "values") and isinstance(values.values,
+                                                                              np.ndarray):
+        return pd.arrays.IntegerArray(values.values.astype(np.int64, copy=False),
+                                      values.mask.astype(bool, copy=False))
     if isinstance(values, np.ndarray) and values.dtype.kind in "iu":
         return pd.arrays.IntegerArray(values.astype(np.int64, copy=False),
                                       np.zeros(len(values), dtype=bool))
@@ -163,9 +167,23 @@ def category_array(values: Any, dtype: pd.CategoricalDtype) -> pd.Categorical:
     return pd.Categorical(list(values) if not isinstance(values, list) else values, dtype=dtype)
 
 
-def codes_category(codes: np.ndarray, dtype: pd.CategoricalDtype) -> pd.Categorical:
-    """A categorical from integer codes (-1 = missing): the fast path for 1M-row columns."""
-    return pd.Categorical.from_codes(codes, dtype=dtype)
+def coded(codes: np.ndarray, vocab: Sequence[str], dtype: pd.CategoricalDtype) -> pd.Categorical:
+    """A categorical of `dtype` from codes into `vocab` (-1 = missing), without touching the
+    strings row by row; vocab values outside the categories are appended (sorted)."""
+    dtype = extend_categories(dtype, vocab)
+    position = {c: i for i, c in enumerate(dtype.categories)}
+    table = np.array([position[v] for v in vocab] + [-1], dtype=np.int32)
+    codes = np.asarray(codes)
+    mapped = table[np.where(codes < 0, len(vocab), codes)] if len(codes) else codes.astype(
+        np.int32)
+    return pd.Categorical.from_codes(mapped, dtype=dtype)
+
+
+def take(values: Any, index: Any) -> Any:
+    """`values` at positions `index` (a list, a numpy array or `MaskedInts`-like)."""
+    if hasattr(values, "take") and not isinstance(values, list):
+        return values.take(np.asarray(index, dtype=np.int64))
+    return [values[int(i)] for i in index]
 
 
 def extend_categories(dtype: pd.CategoricalDtype, values: Iterable[str]) -> pd.CategoricalDtype:

@@ -20,8 +20,8 @@ import numpy as np
 import pandas as pd
 
 from workbench.frames.columns import (EVENT_TYPE, ROLE, SEQ_LIST, SURFACE_OP, TIME, Column,
-                                      Columns, frame)
-from workbench.frames.scan import EventScan
+                                      Columns, coded, frame)
+from workbench.frames.scan import EventScan, MaskedInts
 
 if TYPE_CHECKING:
     from workbench.session import Session
@@ -53,16 +53,18 @@ def events_source(session: Session) -> EventsSource:
     position = np.full(n, -1, dtype=np.int64)
     final = np.asarray(surface.final_nodes, dtype=np.int64)
     position[final] = np.arange(len(final), dtype=np.int64)
-    return EventsSource(session.scan, status, surface.shadowed_by, position, session.prices)
+    return EventsSource(session.scan, status, surface.shadowed_by, position, session.scan.price)
 
 
 def _masked(values: np.ndarray) -> pd.arrays.IntegerArray:
     return pd.arrays.IntegerArray(np.where(values < 0, 0, values), values < 0)
 
 
-def _shadowed_at(src: EventsSource) -> list[int | None]:
-    by, times = src.shadowed_by, src.scan.time
-    return [times[b] if b >= 0 else None for b in by.tolist()]
+def _shadowed_at(src: EventsSource) -> MaskedInts:
+    by = src.shadowed_by
+    hidden = by >= 0
+    at = src.scan.time.take(np.where(hidden, by, 0))
+    return MaskedInts(at.values, at.mask | ~hidden)
 
 
 EventIdentity: Columns = (
@@ -70,7 +72,9 @@ EventIdentity: Columns = (
     Column("time", TIME, lambda s: s.scan.time,
            "when the event was appended (epoch ms, UTC); NaT when the log has no times "
            "(v0 fixtures, §1.11)"),
-    Column("type", EVENT_TYPE, lambda s: s.scan.type, "event type (§3.2)"),
+    Column("type", EVENT_TYPE,
+           lambda s: coded(s.scan.type_codes, s.scan.types.values, EVENT_TYPE),
+           "event type (§3.2)"),
     Column("turn", "Int64", lambda s: s.scan.turn,
            "turn open at this event (turn/start .. turn/end inclusive); NA between turns"),
     Column("step", "Int64", lambda s: s.scan.step,
@@ -79,9 +83,11 @@ EventIdentity: Columns = (
 """Identity, time and structural position of each event."""
 
 EventMessage: Columns = (
-    Column("role", ROLE, lambda s: s.scan.role, "role of the carried message (surface events)"),
+    Column("role", ROLE, lambda s: coded(s.scan.role_codes, s.scan.roles.values, ROLE),
+           "role of the carried message (surface events)"),
     Column("message_id", "string", lambda s: s.scan.message_id, "id of the carried message"),
-    Column("source_kind", "string", lambda s: s.scan.source_kind,
+    Column("source_kind", "string",
+           lambda s: s.scan.source_kinds.decode(s.scan.source_kind_codes),
            "message `source.kind` (user, model, tool, compact-checkpoint, plugin, ...)"),
     Column("preview", "string", lambda s: s.scan.preview,
            "one-line text preview (message text, tool name, end reason, ...)"),
@@ -89,13 +95,14 @@ EventMessage: Columns = (
 """The message a surface event carries, and a preview of every event."""
 
 EventSurface: Columns = (
-    Column("surface_op", SURFACE_OP, lambda s: s.scan.surface_op,
+    Column("surface_op", SURFACE_OP,
+           lambda s: pd.Categorical.from_codes(s.scan.surface_op, dtype=SURFACE_OP),
            "how the event joined the surface: append or replace (§4.2); NA for log-only events"),
     Column("replace_start", "Int64", lambda s: s.scan.replace_start,
            "first replaced node (replace start / startSeq)"),
     Column("replace_end", "Int64", lambda s: s.scan.replace_end,
            "last replaced node (replace end / endSeq)"),
-    Column("source_seqs", SEQ_LIST, lambda s: s.scan.source_seqs,
+    Column("source_seqs", SEQ_LIST, lambda s: s.scan.source_lists(),
            "sourceEventSeqs as logical seqs (v4 range pairs expanded); NA when absent"),
     Column("surface_status", SURFACE_STATUS,
            lambda s: pd.Categorical.from_codes(s.status, dtype=SURFACE_STATUS),

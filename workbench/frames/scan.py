@@ -1,9 +1,16 @@
-"""One pass over a log's events into plain per-event arrays. Layer: frames (stdlib, numpy).
+"""One pass over a log's events into compact per-event arrays. Layer: frames (stdlib, numpy,
+core heuristic prices).
 
 Every per-event frame column that only needs the event itself (and the turn/step it sits in)
-comes from this single pass, so a 1.3M-event log is walked once, not once per column. Surface
-facts (on the surface at the end, shadowed by whom) come from the core fold, prices from the core
-meter; this module only reads envelopes and a few payload fields.
+comes from this single pass, so a 1.3M-event log is parsed once here, not once per column: a
+large log's events are parsed on demand by the io store, so every extra pass costs a parse.
+The pass also prices every surface-eligible event with the DSH heuristic (v0 spec §6.4) while
+its dict is at hand. Surface facts (current, shadowed by whom) come from the core timeline.
+
+Storage is compact, because the scan is cached for the session's lifetime: numbers are int64
+arrays with a missing-mask, small vocabularies (type, role, source kind) are int32 codes, seq
+lists are one flat array plus offsets (the Arrow list layout); only previews and message ids are
+Python strings.
 
 Turn and step are *structural*: the turn opened by the latest `turn/start` and not yet closed by
 its `turn/end` (both boundary events included), likewise for steps (v0 spec §3.3). That is what
@@ -12,13 +19,20 @@ the turn of the original result (v0 spec §5.9), and on between-turn events.
 """
 from __future__ import annotations
 
+import sys
+from array import array
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
 
+from workbench.core.events import surface_types
+from workbench.core.tokens.heuristic import node_price
 from workbench.frames.preview import event_preview
+
+_NONE = -(2**63)
 
 
 def as_int(value: Any) -> int | None:
@@ -27,7 +41,7 @@ def as_int(value: Any) -> int | None:
         return None
     if isinstance(value, int):
         return value
-    if isinstance(value, float) and value.is_integer():
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2**63:
         return int(value)
     return None
 
@@ -59,83 +73,196 @@ def message_of(event: Mapping[str, Any]) -> Any:
     return data.get("message")
 
 
+class Vocab:
+    """Strings as small int codes (first seen, first coded); -1 is missing."""
+
+    def __init__(self) -> None:
+        self.values: list[str] = []
+        self.codes: dict[str, int] = {}
+
+    def code(self, value: Any) -> int:
+        if not isinstance(value, str):
+            return -1
+        code = self.codes.get(value)
+        if code is None:
+            code = self.codes[value] = len(self.values)
+            self.values.append(value)
+        return code
+
+    def decode(self, codes: np.ndarray) -> np.ndarray:
+        """Object array of the strings (None where missing)."""
+        table = np.array([*self.values, None], dtype=object)
+        return table[np.where(codes < 0, len(self.values), codes)]
+
+
+@dataclass(frozen=True, slots=True)
+class MaskedInts:
+    """int64 values with a missing-mask (what a nullable ``Int64`` column is made of)."""
+
+    values: np.ndarray
+    mask: np.ndarray
+
+    def __getitem__(self, index: int) -> int | None:
+        return None if self.mask[index] else int(self.values[index])
+
+    def take(self, index: Any) -> MaskedInts:
+        return MaskedInts(self.values[index], self.mask[index])
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+
+def _masked(raw: array) -> MaskedInts:
+    values = np.frombuffer(raw, dtype=np.int64) if len(raw) else np.zeros(0, np.int64)
+    mask = values == _NONE
+    return MaskedInts(np.where(mask, 0, values), mask)
+
+
 @dataclass(frozen=True, slots=True)
 class EventScan:
-    """Per-event values of one pass, index = seq. Lists hold None where a value is missing."""
+    """Per-event values of one pass (index = seq); see the module docstring."""
 
     n: int
-    time: list[int | None]
-    type: list[str]
-    turn: list[int | None]
-    step: list[int | None]
-    role: list[str | None]
+    time: MaskedInts
+    type_codes: np.ndarray
+    types: Vocab
+    turn: MaskedInts
+    step: MaskedInts
+    role_codes: np.ndarray
+    roles: Vocab
+    source_kind_codes: np.ndarray
+    source_kinds: Vocab
+    surface_op: np.ndarray          # int8: -1 none, 0 append, 1 replace
+    replace_start: MaskedInts
+    replace_end: MaskedInts
+    source_offsets: np.ndarray      # int64, n + 1 entries
+    source_values: np.ndarray       # int64, flat
+    source_present: np.ndarray      # bool
+    price: np.ndarray               # int64 heuristic node price; -1 for log-only types
     message_id: list[str | None]
-    source_kind: list[str | None]
-    surface_op: list[str | None]
-    replace_start: list[int | None]
-    replace_end: list[int | None]
-    source_seqs: list[list[int] | None]
     preview: list[str | None]
 
     @property
     def seq(self) -> np.ndarray:
         return np.arange(self.n, dtype=np.int64)
 
+    @property
+    def type(self) -> np.ndarray:
+        """Object array of event type strings."""
+        return self.types.decode(self.type_codes)
 
-def scan_events(events: Sequence[Mapping[str, Any]], *, has_times: bool = True) -> EventScan:
-    """Walk `events` once. `has_times=False` (implicit seq/time, v0 §1.11) leaves times None."""
+    def type_at(self, seq: int) -> str | None:
+        code = int(self.type_codes[seq])
+        return self.types.values[code] if code >= 0 else None
+
+    def source_kind_at(self, seq: int) -> str | None:
+        code = int(self.source_kind_codes[seq])
+        return self.source_kinds.values[code] if code >= 0 else None
+
+    def sources_at(self, seq: int) -> list[int] | None:
+        if not self.source_present[seq]:
+            return None
+        return self.source_values[self.source_offsets[seq]:self.source_offsets[seq + 1]].tolist()
+
+    def seq_of_type(self, etype: str) -> np.ndarray:
+        """Seqs of every event of type `etype` (ascending)."""
+        code = self.types.codes.get(etype)
+        if code is None:
+            return np.zeros(0, dtype=np.int64)
+        return np.nonzero(self.type_codes == code)[0]
+
+    def source_lists(self, seqs: np.ndarray | None = None) -> pa.Array:
+        """``sourceEventSeqs`` of `seqs` (default: every event) as an Arrow list<int64> array."""
+        offsets = pa.array(self.source_offsets, type=pa.int64())
+        values = pa.array(self.source_values, type=pa.int64())
+        mask = pa.array(~self.source_present)
+        full = pa.LargeListArray.from_arrays(offsets, values, mask=mask).cast(
+            pa.list_(pa.int64()))
+        return full if seqs is None else full.take(pa.array(seqs, type=pa.int64()))
+
+
+def scan_events(events: Sequence[Mapping[str, Any]], *, version: int,
+                has_times: bool = True) -> EventScan:
+    """Walk `events` once. `has_times=False` (implicit seq/time, v0 §1.11) leaves times missing."""
     n = len(events)
-    time: list[int | None] = [None] * n
-    types: list[str] = [""] * n
-    turn: list[int | None] = [None] * n
-    step: list[int | None] = [None] * n
-    role: list[str | None] = [None] * n
+    kinds = surface_types(version)
+    time, turn, step = array("q"), array("q"), array("q")
+    rstart, rend = array("q"), array("q")
+    type_codes, role_codes, kind_codes = array("i"), array("i"), array("i")
+    ops = array("b")
+    offsets, values = array("q", [0]), array("q")
+    present = bytearray(n)
+    price = array("q")
     message_id: list[str | None] = [None] * n
-    source_kind: list[str | None] = [None] * n
-    surface_op: list[str | None] = [None] * n
-    rstart: list[int | None] = [None] * n
-    rend: list[int | None] = [None] * n
-    sources: list[list[int] | None] = [None] * n
     preview: list[str | None] = [None] * n
-    open_turn: int | None = None
-    open_step: int | None = None
+    types, roles, source_kinds = Vocab(), Vocab(), Vocab()
+    open_turn = open_step = _NONE
+    intern = sys.intern
     for i, event in enumerate(events):
         etype = event.get("type")
-        etype = etype if isinstance(etype, str) else str(etype)
-        types[i] = etype
-        if has_times:
-            time[i] = as_int(event.get("time"))
+        type_codes.append(types.code(etype if isinstance(etype, str) else str(etype)))
+        t = as_int(event.get("time")) if has_times else None
+        time.append(_NONE if t is None else t)
         if etype == "turn/start":
-            open_turn = as_int(_data(event).get("turn"))
-            open_step = None
+            v = as_int(_data(event).get("turn"))
+            open_turn = _NONE if v is None else v
+            open_step = _NONE
         elif etype == "step/start":
-            open_step = as_int(_data(event).get("step"))
-        turn[i] = open_turn
-        step[i] = open_step
+            v = as_int(_data(event).get("step"))
+            open_step = _NONE if v is None else v
+        turn.append(open_turn)
+        step.append(open_step)
         if etype == "turn/end":
-            open_turn = open_step = None
+            open_turn = open_step = _NONE
         elif etype == "step/end":
-            open_step = None
+            open_step = _NONE
         op = event.get("surfaceOp")
-        if op is not None:
+        s = e = _NONE
+        role = kind = None
+        if op is None:
+            ops.append(-1)
+        else:
             if op == "append":
-                surface_op[i] = "append"
+                ops.append(0)
             elif isinstance(op, dict) and op.get("op") == "replace":
-                surface_op[i] = "replace"
-                rstart[i] = as_int(op.get("startSeq", op.get("start")))
-                rend[i] = as_int(op.get("endSeq", op.get("end")))
+                ops.append(1)
+                a = as_int(op.get("startSeq", op.get("start")))
+                b = as_int(op.get("endSeq", op.get("end")))
+                s = _NONE if a is None else a
+                e = _NONE if b is None else b
+            else:
+                ops.append(-1)
             message = message_of(event)
             if isinstance(message, dict):
-                r, mid, src = message.get("role"), message.get("id"), message.get("source")
-                role[i] = r if isinstance(r, str) else None
+                role, mid, src = message.get("role"), message.get("id"), message.get("source")
                 message_id[i] = mid if isinstance(mid, str) else None
-                if isinstance(src, dict) and isinstance(src.get("kind"), str):
-                    source_kind[i] = src["kind"]
+                if isinstance(src, dict):
+                    kind = src.get("kind")
+        rstart.append(s)
+        rend.append(e)
+        role_codes.append(roles.code(role))
+        kind_codes.append(source_kinds.code(intern(kind) if isinstance(kind, str) else None))
         if "sourceEventSeqs" in event:
-            sources[i] = seq_list(event["sourceEventSeqs"])
+            listed = seq_list(event["sourceEventSeqs"])
+            if listed is not None:
+                present[i] = 1
+                values.extend(listed)
+        offsets.append(len(values))
+        price.append(node_price(event, version=version) if etype in kinds else -1)
         preview[i] = event_preview(event)
-    return EventScan(n, time, types, turn, step, role, message_id, source_kind, surface_op,
-                     rstart, rend, sources, preview)
+    return EventScan(
+        n, _masked(time), _codes(type_codes), types, _masked(turn), _masked(step),
+        _codes(role_codes), roles, _codes(kind_codes), source_kinds,
+        np.frombuffer(ops, dtype=np.int8) if n else np.zeros(0, np.int8),
+        _masked(rstart), _masked(rend), np.frombuffer(offsets, dtype=np.int64),
+        np.frombuffer(values, dtype=np.int64) if len(values) else np.zeros(0, np.int64),
+        np.frombuffer(bytes(present), dtype=bool),
+        np.frombuffer(price, dtype=np.int64) if n else np.zeros(0, np.int64),
+        message_id, preview)
+
+
+def _codes(raw: array) -> np.ndarray:
+    return np.frombuffer(raw, dtype=np.int32) if len(raw) else np.zeros(0, np.int32)
 
 
 def _data(event: Mapping[str, Any]) -> Mapping[str, Any]:

@@ -14,16 +14,17 @@ refolded.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from workbench.frames.columns import (EVENT_TYPE, ROLE, SEQ_LIST, TIME, Column, Columns,
-                                      frame)
+                                      coded, frame, take)
 from workbench.frames.meters import meter_columns, node_prices
 
 if TYPE_CHECKING:
+    from workbench.frames.scan import EventScan
     from workbench.session import Session
 
 REPLACEMENT_KIND = pd.CategoricalDtype(["compaction", "prune", "other"])
@@ -31,8 +32,20 @@ REPLACEMENT_KIND = pd.CategoricalDtype(["compaction", "prune", "other"])
 (an unpriced replacement, v0 §5.10 step 5)."""
 
 
-def _pick(values: Sequence, seqs: Sequence[int]) -> list:
-    return [values[s] for s in seqs]
+def _pick(values: Any, seqs: Any) -> Any:
+    return take(values, seqs)
+
+
+def _type(scan: EventScan, seqs: Any) -> pd.Categorical:
+    return coded(take(scan.type_codes, seqs), scan.types.values, EVENT_TYPE)
+
+
+def _role(scan: EventScan, seqs: Any) -> pd.Categorical:
+    return coded(take(scan.role_codes, seqs), scan.roles.values, ROLE)
+
+
+def _kind(scan: EventScan, seqs: Any) -> Any:
+    return scan.source_kinds.decode(take(scan.source_kind_codes, seqs))
 
 
 # -- surface at a seq ----------------------------------------------------------------------------
@@ -42,9 +55,9 @@ SurfaceNode: Columns = (
            "0-based position on the surface (model order)"),
     Column("seq", "Int64", lambda s: np.asarray(s["seqs"], dtype=np.int64), "the node's event seq"),
     Column("time", TIME, lambda s: _pick(s["scan"].time, s["seqs"]), "when the node was appended"),
-    Column("type", EVENT_TYPE, lambda s: _pick(s["scan"].type, s["seqs"]), "event type"),
-    Column("role", ROLE, lambda s: _pick(s["scan"].role, s["seqs"]), "message role"),
-    Column("source_kind", "string", lambda s: _pick(s["scan"].source_kind, s["seqs"]),
+    Column("type", EVENT_TYPE, lambda s: _type(s["scan"], s["seqs"]), "event type"),
+    Column("role", ROLE, lambda s: _role(s["scan"], s["seqs"]), "message role"),
+    Column("source_kind", "string", lambda s: _kind(s["scan"], s["seqs"]),
            "message source kind (compact-checkpoint marks a compaction checkpoint)"),
     Column("turn", "Int64", lambda s: _pick(s["scan"].turn, s["seqs"]), "turn it was added in"),
     Column("is_replacement", "boolean", lambda s: s["is_rep"],
@@ -136,7 +149,7 @@ def _replacement_kinds(session: Session) -> dict[int, tuple[str, str | None]]:
 ReplacementColumns: Columns = (
     Column("seq", "Int64", lambda r: r["seq"], "seq of the replacing event (the new node)"),
     Column("time", TIME, lambda r: _pick(r["scan"].time, r["seq"]), "when it was appended"),
-    Column("type", EVENT_TYPE, lambda r: _pick(r["scan"].type, r["seq"]),
+    Column("type", EVENT_TYPE, lambda r: _type(r["scan"], r["seq"]),
            "replacing event type (user/message checkpoint, tool/result pruned copy, ...)"),
     Column("kind", REPLACEMENT_KIND, lambda r: r["kind"],
            "compaction checkpoint, tool-result prune, or other (unpriced) replacement"),
@@ -179,8 +192,8 @@ def replacements_frame(session: Session) -> pd.DataFrame:
 
 ShadowColumns: Columns = (
     Column("seq", "Int64", lambda r: r["seq"], "the hidden node"),
-    Column("type", EVENT_TYPE, lambda r: _pick(r["scan"].type, r["seq"]), "its event type"),
-    Column("role", ROLE, lambda r: _pick(r["scan"].role, r["seq"]), "its message role"),
+    Column("type", EVENT_TYPE, lambda r: _type(r["scan"], r["seq"]), "its event type"),
+    Column("role", ROLE, lambda r: _role(r["scan"], r["seq"]), "its message role"),
     Column("time", TIME, lambda r: _pick(r["scan"].time, r["seq"]), "when it was appended"),
     Column("hidden_at", "Int64", lambda r: r["by"], "seq of the replacement that removed it"),
     Column("hidden_at_time", TIME, lambda r: _pick(r["scan"].time, r["by"]),

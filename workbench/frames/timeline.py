@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from workbench.frames.columns import EVENT_TYPE, TIME, Column, Columns, frame
+from workbench.frames.columns import EVENT_TYPE, TIME, Column, Columns, coded, frame
 from workbench.frames.meters import DEFAULT_METERS, check_meters, log_prices, meter_columns
 
 if TYPE_CHECKING:
@@ -71,7 +71,8 @@ def _usage(session: Session) -> dict[str, object]:
 TimelineBase: Columns = (
     Column("seq", "Int64", lambda s: np.arange(s["n"], dtype=np.int64), "the event"),
     Column("time", TIME, lambda s: s["scan"].time, "its time"),
-    Column("type", EVENT_TYPE, lambda s: s["scan"].type, "its type"),
+    Column("type", EVENT_TYPE,
+           lambda s: coded(s["scan"].type_codes, s["scan"].types.values, EVENT_TYPE), "its type"),
     Column("turn", "Int64", lambda s: s["scan"].turn, "turn open at this event"),
     Column("surface_change", SURFACE_CHANGE, lambda s: s["change"],
            "append / replace / rejected by the fold; NA: no surface change"),

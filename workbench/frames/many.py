@@ -1,0 +1,391 @@
+"""Many sessions into one set of frames: `load_sessions`, Parquet export, Dask. Layer: frames.
+
+`load_sessions(root_or_paths)` finds every session (`workbench.io.discover.find_sessions`: a DSH
+session root, a project or session directory, a log file, or a list of these), runs the same
+per-session function on each — load, build the requested frames, summarize — and concatenates
+the results. Every frame gets a leading ``session`` column (category; its categories are the
+session keys in discovery order, parents before children), so rows of all sessions can be
+grouped and joined on (``session``, ``seq``).
+
+The session key is the header's session id; when ids are missing or repeat (v0 fixtures use
+placeholders such as ``{{sessionId}}``) the key is the id (or file name) plus ``#<n>`` in
+discovery order. The ``sessions`` frame maps keys to ids and paths.
+
+Broken logs never stop the run and are never dropped: the loader's defects of every session are
+in the ``defects`` frame, and a session that cannot be read or whose frames fail to build (a
+bug, a pathological input) gets a ``defects`` row with rule ``load-error`` / ``frame-error`` and
+a ``sessions`` row whose ``error`` column says why.
+
+Engines: ``pandas`` (default) runs sessions in parallel across cores in worker processes with a
+tqdm progress bar (``workers=1``: in this process); ``dask`` returns Dask DataFrames with one
+partition per session, built lazily by the same per-session function (any Dask scheduler;
+tested with the local synchronous and threaded ones). Dask's categorical columns have unknown
+categories (they differ per session); use ``.cat.as_known()`` when needed.
+"""
+from __future__ import annotations
+
+import os
+import time
+import traceback
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+
+from workbench.frames.columns import TIME, Column, Columns, empty, frame
+from workbench.frames.schema import FRAME_NAMES, SCHEMAS
+from workbench.frames.turns import DefectColumns
+
+Engine = Literal["pandas", "dask"]
+
+DEFAULT_FRAMES: tuple[str, ...] = tuple(n for n in FRAME_NAMES if n != "defects")
+"""Frames `load_sessions` builds unless told otherwise (``defects`` and ``sessions`` always)."""
+
+VERDICT = pd.CategoricalDtype(["clean", "repairable", "corrupt", "refused", "unreadable"])
+"""Loader verdict of a session; ``unreadable`` when it could not be loaded at all."""
+
+
+def _r(name: str):
+    return lambda rows: rows[name]
+
+
+def _col(name: str, dtype: Any, doc: str) -> Column:
+    return Column(name, dtype, _r(name), doc)
+
+
+SessionColumns: Columns = (
+    _col("session_id", "string", "header session id"),
+    _col("path", "string", "the log file"),
+    _col("parent_session", "string", "header parentSession (forks, subagents)"),
+    _col("format_version", "Int64", "format the semantics follow (0 or 4)"),
+    _col("verdict", VERDICT, "clean / repairable / corrupt / refused / unreadable"),
+    _col("events", "Int64", "events read"),
+    _col("turns", "Int64", "turn/start events"),
+    _col("compactions", "Int64", "compaction attempts"),
+    _col("compactions_completed", "Int64", "attempts with status completed"),
+    _col("compactions_failed", "Int64", "attempts with status failed"),
+    _col("compactions_open", "Int64", "attempts never closed (interrupted or stale)"),
+    _col("prunes", "Int64", "tool-result prunes"),
+    _col("surface_nodes", "Int64", "nodes of the final surface"),
+    _col("surface_tokens", "Int64", "heuristic tokens of the final surface"),
+    _col("defects", "Int64", "defects found by the loader"),
+    _col("first_time", TIME, "time of the first event"),
+    _col("last_time", TIME, "time of the last event"),
+    _col("seconds", "Float64", "wall time to load and build this session's frames"),
+    _col("error", "string", "why the session could not be loaded or framed (NA: fine)"),
+)
+"""One session (the ``sessions`` frame, beside the ``session`` key)."""
+
+
+@dataclass(slots=True)
+class SessionResult:
+    """What the per-session function returns: a summary row, frames, and defect rows."""
+
+    summary: dict[str, Any]
+    frames: dict[str, pd.DataFrame] = field(default_factory=dict)
+    defects: pd.DataFrame | None = None
+
+
+def _summary(path: str, **values: Any) -> dict[str, Any]:
+    row: dict[str, Any] = dict.fromkeys(c.name for c in SessionColumns)
+    row["path"] = path
+    row.update(values)
+    return row
+
+
+def _error_defect(path: str, rule: str, exc: BaseException) -> pd.DataFrame:
+    message = f"{type(exc).__name__}: {exc}"
+    rows = {"rule": [rule], "severity": ["corrupt"], "message": [message], "file": [path],
+            "line": [None], "frame": [None], "seq": [None], "byte_offset": [None]}
+    return frame(DefectColumns, rows, 1)
+
+
+def session_frames(path: str | os.PathLike, names: Sequence[str] = DEFAULT_FRAMES
+                   ) -> SessionResult:
+    """The per-session function: load one log, build `names`, summarize. Never raises for a
+    broken log (see the module doc); the same function runs in workers and on Dask."""
+    from workbench.errors import WorkbenchError
+    from workbench.session import load
+    path = os.fspath(path)
+    started = time.perf_counter()
+    try:
+        session = load(path)
+    except (WorkbenchError, OSError) as exc:
+        return SessionResult(
+            _summary(path, verdict="unreadable", error=f"{type(exc).__name__}: {exc}",
+                     seconds=time.perf_counter() - started),
+            {}, _error_defect(path, "load-error", exc))
+    info: dict[str, Any] = {}
+    result = SessionResult(info, {}, None)
+    try:
+        result.frames = session.frames(names)
+        summary = session.summary()
+        statuses = summary["compactions"]
+        times = session.scan.time if len(session) else None
+        info.update(_summary(
+            path, session_id=session.session_id,
+            parent_session=_parent(session.log), format_version=session.version,
+            verdict=session.verdict, events=summary["events"], turns=summary["turns"],
+            compactions=sum(statuses.values()),
+            compactions_completed=statuses.get("completed", 0),
+            compactions_failed=statuses.get("failed", 0),
+            compactions_open=statuses.get("interrupted", 0) + statuses.get("stale", 0),
+            prunes=summary["prunes"], surface_nodes=summary["surface_nodes"],
+            surface_tokens=summary["surface_tokens"], defects=len(session.defects),
+            first_time=times[0] if times is not None else None,
+            last_time=times[len(session) - 1] if times is not None else None))
+    except Exception as exc:  # noqa: BLE001 - one pathological log must not stop a corpus run
+        detail = "".join(traceback.format_exception_only(exc)).strip()
+        info.update(_summary(path, session_id=session.session_id, verdict=session.verdict,
+                             events=len(session), defects=len(session.defects),
+                             error=f"frames failed: {detail}"))
+        result.frames = {}
+        result.defects = _error_defect(path, "frame-error", exc)
+    loader = session.defects_df()
+    result.defects = loader if result.defects is None else pd.concat(
+        [loader, result.defects], ignore_index=True)
+    info["seconds"] = time.perf_counter() - started
+    return result
+
+
+def _parent(log: Any) -> str | None:
+    for source in (log.header, log.meta):
+        if isinstance(source, dict) and isinstance(source.get("parentSession"), str):
+            return source["parentSession"]
+    return None
+
+
+# -- keys and concatenation ------------------------------------------------------------------------
+
+def session_keys(ids: Sequence[str | None], paths: Sequence[str]) -> list[str]:
+    """Unique keys: the session id, or the file name when missing; repeats get ``#<n>``."""
+    base = [i if isinstance(i, str) and i else Path(p).name for i, p in zip(ids, paths,
+                                                                            strict=True)]
+    counts: dict[str, int] = {}
+    for b in base:
+        counts[b] = counts.get(b, 0) + 1
+    seen: dict[str, int] = {}
+    keys = []
+    for b in base:
+        if counts[b] == 1:
+            keys.append(b)
+        else:
+            seen[b] = seen.get(b, 0) + 1
+            keys.append(f"{b}#{seen[b]}")
+    return keys
+
+
+def with_session(df: pd.DataFrame, key: str, keys: pd.CategoricalDtype) -> pd.DataFrame:
+    """`df` with a leading ``session`` column (a new frame; `df` is not changed)."""
+    codes = np.full(len(df), keys.categories.get_loc(key), dtype=np.int32)
+    out = df.copy(deep=False)
+    out.insert(0, "session", pd.Categorical.from_codes(codes, dtype=keys))
+    return out
+
+
+def concat_frames(parts: Sequence[pd.DataFrame], schema: pd.DataFrame) -> pd.DataFrame:
+    """Concatenate per-session frames; categoricals keep one dtype (union of categories)."""
+    if not parts:
+        return schema
+    cats: dict[str, list] = {}
+    for part in parts:
+        for name, dtype in part.dtypes.items():
+            if isinstance(dtype, pd.CategoricalDtype) and name != "session":
+                seen = cats.setdefault(name, list(schema[name].dtype.categories)
+                                       if name in schema else [])
+                known = set(seen)
+                seen.extend(c for c in dtype.categories if c not in known)
+    fixed = []
+    for part in parts:
+        changes = {n: pd.CategoricalDtype(c) for n, c in cats.items()
+                   if n in part and list(part[n].dtype.categories) != c}
+        fixed.append(part.astype(changes) if changes else part)
+    out = pd.concat(fixed, ignore_index=True)
+    return out
+
+
+# -- the result ------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class SessionFrames:
+    """Frames of many sessions: ``sessions``, ``defects`` and every requested frame, each with
+    a leading ``session`` key column. Access as ``result["events"]`` or ``result.events``."""
+
+    frames: Mapping[str, Any]
+    engine: Engine = "pandas"
+
+    def __getitem__(self, name: str) -> Any:
+        return self.frames[name]
+
+    def __getattr__(self, name: str) -> Any:
+        frames = object.__getattribute__(self, "frames")
+        if name in frames:
+            return frames[name]
+        msg = f"no frame {name!r}; frames: {', '.join(frames)}"
+        raise AttributeError(msg)
+
+    def __iter__(self):
+        return iter(self.frames)
+
+    def keys(self) -> Iterable[str]:
+        return self.frames.keys()
+
+    def to_parquet(self, directory: str | os.PathLike) -> list[str]:
+        """Write every frame as ``<directory>/<name>.parquet`` (Dask: a directory per frame)."""
+        if self.engine == "dask":
+            out = []
+            for name, df in self.frames.items():
+                target = Path(directory) / f"{name}.parquet"
+                df.to_parquet(str(target), write_index=False)
+                out.append(str(target))
+            return out
+        return write_parquet(self.frames, directory)
+
+    def __repr__(self) -> str:
+        sizes = ", ".join(f"{k}={len(v):,}" if self.engine == "pandas" else k
+                          for k, v in self.frames.items())
+        return f"SessionFrames({self.engine}: {sizes})"
+
+
+def write_parquet(frames: Mapping[str, pd.DataFrame], directory: str | os.PathLike) -> list[str]:
+    """Write each frame as ``<directory>/<name>.parquet`` (pyarrow; dtypes round-trip)."""
+    target = Path(directory)
+    target.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, df in frames.items():
+        path = target / f"{name}.parquet"
+        df.to_parquet(path, index=False, engine="pyarrow")
+        written.append(str(path))
+    return written
+
+
+# -- load_sessions ---------------------------------------------------------------------------------
+
+def _refs(root_or_paths: Any) -> list[Any]:
+    from workbench.io.discover import find_sessions
+    if isinstance(root_or_paths, (str, os.PathLike)):
+        return find_sessions(root_or_paths)
+    return find_sessions([os.fspath(p) for p in root_or_paths])
+
+
+def _check_names(frames: Sequence[str] | None) -> tuple[str, ...]:
+    names = DEFAULT_FRAMES if frames is None else tuple(frames)
+    unknown = [n for n in names if n not in SCHEMAS]
+    if unknown:
+        msg = f"unknown frame(s) {', '.join(map(repr, unknown))}; known: {', '.join(FRAME_NAMES)}"
+        raise KeyError(msg)
+    return tuple(n for n in names if n != "defects")
+
+
+def _schema_with_session(name: str, keys: pd.CategoricalDtype) -> pd.DataFrame:
+    schema = empty(SCHEMAS[name]) if name != "sessions" else empty(SessionColumns)
+    schema.insert(0, "session", pd.Categorical([], dtype=keys))
+    return schema
+
+
+def load_sessions(root_or_paths: str | os.PathLike | Iterable[str | os.PathLike], *,
+                  frames: Sequence[str] | None = None, engine: Engine = "pandas",
+                  workers: int | None = None, progress: bool = True) -> SessionFrames:
+    """Read many sessions into one set of frames keyed by session (module doc).
+
+    `frames`: names from `workbench.frames.schema.FRAME_NAMES` (default: all); ``sessions`` and
+    ``defects`` are always included. `workers`: processes for the pandas engine (default: all
+    cores; 1 runs in this process). Raises `LogUnreadable` when the root holds no session."""
+    names = _check_names(frames)
+    refs = _refs(root_or_paths)
+    paths = [str(r.path) for r in refs]
+    keys = session_keys([r.session_id for r in refs], paths)
+    key_dtype = pd.CategoricalDtype(keys)
+    if engine == "dask":
+        return _load_dask(paths, keys, key_dtype, names)
+    if engine != "pandas":
+        msg = f"unknown engine {engine!r}; use 'pandas' or 'dask'"
+        raise ValueError(msg)
+    results = _run(paths, names, workers, progress)
+    return _combine(results, keys, key_dtype, names)
+
+
+def _run(paths: Sequence[str], names: tuple[str, ...], workers: int | None,
+         progress: bool) -> list[SessionResult]:
+    from tqdm.auto import tqdm
+    workers = min(workers or os.cpu_count() or 1, max(1, len(paths)))
+    bar = tqdm(total=len(paths), desc="sessions", unit="session", disable=not progress)
+    results: list[SessionResult | None] = [None] * len(paths)
+    try:
+        if workers <= 1:
+            for i, path in enumerate(paths):
+                results[i] = session_frames(path, names)
+                bar.update(1)
+        else:
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor, as_completed
+            context = multiprocessing.get_context("spawn")
+            with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+                futures = {pool.submit(session_frames, path, names): i
+                           for i, path in enumerate(paths)}
+                for future in as_completed(futures):
+                    i = futures[future]
+                    try:
+                        results[i] = future.result()
+                    except Exception as exc:  # noqa: BLE001 - a crashed worker is a finding
+                        results[i] = SessionResult(
+                            _summary(paths[i], verdict="unreadable",
+                                     error=f"worker failed: {type(exc).__name__}: {exc}"),
+                            {}, _error_defect(paths[i], "frame-error", exc))
+                    bar.update(1)
+    finally:
+        bar.close()
+    return [r for r in results if r is not None]
+
+
+def _combine(results: Sequence[SessionResult], keys: Sequence[str],
+             key_dtype: pd.CategoricalDtype, names: tuple[str, ...]) -> SessionFrames:
+    out: dict[str, pd.DataFrame] = {}
+    summaries = {c.name: [r.summary.get(c.name) for r in results] for c in SessionColumns}
+    sessions = frame(SessionColumns, summaries, len(results))
+    sessions.insert(0, "session", pd.Categorical(list(keys), dtype=key_dtype))
+    out["sessions"] = sessions
+    for name in (*names, "defects"):
+        parts = []
+        for key, result in zip(keys, results, strict=True):
+            df = result.defects if name == "defects" else result.frames.get(name)
+            if df is not None and len(df):
+                parts.append(with_session(df, key, key_dtype))
+        out[name] = concat_frames(parts, _schema_with_session(name, key_dtype))
+    return SessionFrames(out, "pandas")
+
+
+def _load_dask(paths: Sequence[str], keys: Sequence[str], key_dtype: pd.CategoricalDtype,
+               names: tuple[str, ...]) -> SessionFrames:
+    import dask
+    import dask.dataframe as dd
+    from dask.dataframe.utils import clear_known_categories
+
+    results = [dask.delayed(session_frames, pure=True)(p, names) for p in paths]
+
+    def part(result: SessionResult, key: str, name: str, meta: pd.DataFrame) -> pd.DataFrame:
+        if name == "sessions":
+            row = frame(SessionColumns, {c.name: [result.summary.get(c.name)]
+                                         for c in SessionColumns}, 1)
+            df = row
+        elif name == "defects":
+            df = result.defects if result.defects is not None else empty(DefectColumns)
+        else:
+            df = result.frames.get(name)
+            if df is None:
+                df = empty(SCHEMAS[name])
+        return with_session(df, key, key_dtype)
+
+    out: dict[str, Any] = {}
+    for name in ("sessions", *names, "defects"):
+        meta = _schema_with_session(name, key_dtype)
+        others = [c for c, t in meta.dtypes.items()
+                  if isinstance(t, pd.CategoricalDtype) and c != "session"]
+        meta = clear_known_categories(meta, cols=others) if others else meta
+        pieces = [dask.delayed(part, pure=True)(r, k, name, meta)
+                  for r, k in zip(results, keys, strict=True)]
+        out[name] = dd.from_delayed(pieces, meta=meta, verify_meta=False)
+    return SessionFrames(out, "dask")
