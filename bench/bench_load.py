@@ -53,7 +53,12 @@ def _measure(kind: str, path: Path) -> dict:
     sys.path.insert(0, str(ROOT))
     result: dict = {"kind": kind}
     if kind == "load":
-        from workbench.core.load import load_log
+        try:
+            from workbench.core.load import load_log
+            result["loader"] = "workbench.core.load.load_log"
+        except ModuleNotFoundError:  # until the core loader lands: the io reader alone
+            from workbench.io.read import read_log as load_log
+            result["loader"] = "workbench.io.read.read_log"
         t0 = time.perf_counter()
         log = load_log(path)
         result["seconds"] = time.perf_counter() - t0
@@ -115,7 +120,7 @@ def _fmt(r: dict) -> str:
     if r["kind"].startswith("orjson"):
         extra = f" (io+decompress {r['io_seconds']:.2f} s, loads {r['loads_seconds']:.2f} s)"
     if r["kind"] == "load":
-        extra = f" ({r['defects']} defects, {r['verdict']})"
+        extra = f" ({r['defects']} defects, {r['verdict']}; {r['loader']})"
     return (f"{r['kind']:11s} {r['seconds']:8.2f} s  peak RSS {r['maxrss_mib']:8.0f} MiB  "
             f"{r['events']:>9} records{extra}")
 

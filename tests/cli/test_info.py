@@ -11,8 +11,9 @@ from workbench.build import LogBuilder
 from workbench.cli.info import clean
 from workbench.cli.main import main
 
-needs_loader = pytest.mark.skipif(importlib.util.find_spec("workbench.core.load") is None,
-                                  reason="workbench.core.load (the loader) is not there yet")
+needs_loader = pytest.mark.skipif((importlib.util.find_spec("workbench.core.load") is None
+                                 and importlib.util.find_spec("workbench.io.read") is None),
+                                  reason="no loader yet (workbench.core.load / workbench.io.read)")
 
 
 def _log(version: int = 4, session_id: str = "session-info", **kw) -> LogBuilder:

@@ -21,8 +21,9 @@ import zstandard
 
 from workbench.build import LogBuilder
 
-pytestmark = pytest.mark.skipif(importlib.util.find_spec("workbench.core.load") is None,
-                                reason="workbench.core.load (the loader) is not there yet")
+pytestmark = pytest.mark.skipif((importlib.util.find_spec("workbench.core.load") is None
+                                 and importlib.util.find_spec("workbench.io.read") is None),
+                                reason="no loader yet (workbench.core.load / workbench.io.read)")
 
 REPO = Path(__file__).resolve().parents[2]
 RSS_LIMIT_MIB = 1024
@@ -33,7 +34,8 @@ HEADER = (b'{"type":"session","version":4,"id":"session-bad","createdAt":1,'
 def run_info(*args: str) -> tuple[int, str, str, float]:
     """(exit code, stdout, stderr, peak RSS MiB) of `workbench info ARGS` in a fresh process."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        proc = subprocess.Popen([sys.executable, "-m", "workbench.cli.main", "info", *args],
+        code = "import sys; from workbench.cli.main import main; sys.exit(main(sys.argv[1:]))"
+        proc = subprocess.Popen([sys.executable, "-c", code, "info", *args],
                                 stdout=out, stderr=err, cwd=REPO)
         _, status, usage = os.wait4(proc.pid, 0)
         proc.returncode = os.waitstatus_to_exitcode(status)
@@ -69,6 +71,13 @@ def _json_array(d: Path) -> Path:
     import json
     (d / "array.jsonl").write_text(json.dumps([b.header(), *b.events], indent=2))
     return d / "array.jsonl"
+
+
+def _json_array_one_line(d: Path) -> Path:
+    import json
+    b = LogBuilder(version=0, session_id="session-array")
+    (d / "array1.jsonl").write_text(json.dumps([b.header(), {"type": "turn/start"}]) + "\n")
+    return d / "array1.jsonl"
 
 
 def _huge_line(d: Path) -> Path:
@@ -121,6 +130,7 @@ CASES: list[tuple[str, Callable[[Path], Path], tuple[int, ...], str]] = [
     ("empty-file", _empty, (1, 2), "empty.jsonl"),
     ("binary-file", _binary, (1, 2), "binary.jsonl"),
     ("json-array", _json_array, (1, 2), "array.jsonl"),
+    ("json-array-one-line", _json_array_one_line, (1, 2), "array1.jsonl"),
     ("200mb-single-line", _huge_line, (1, 2), "huge.jsonl"),
     ("zstd-bomb", _zstd_bomb, (1, 2), "bomb.jsonl.zstd"),
     ("invalid-utf8", _invalid_utf8, (1, 2), "utf8.jsonl"),
