@@ -21,8 +21,9 @@ rejected the replacement):
 * `newest_tool_result_visible` — the newest tool result on the surface is not hidden.
 * `next_request_sees_checkpoint` — the first model request after the attempt contains the
   checkpoint (or a later checkpoint that absorbed it).
-* `originals_preserved` — every hidden node is still in the log and the append-origin events it
-  stands for are in the human transcript (v0 §4.9).
+* `originals_preserved` — every hidden node is still in the log, and each one is either an
+  append-origin event of the human transcript (v0 §4.9) or an earlier replacement whose own
+  originals its own row covers (one level, so long chains of nested checkpoints stay linear).
 
 Prune checks: `prune_replacement_adjacent`, `prune_price_matches`, `prune_target`,
 `prune_smaller`. The log-level protocol layer (v0 compaction invariant, v4 relationships) and a
