@@ -13,19 +13,40 @@
 
 Events are addressed by seq; seqs are contiguous from the first event's (v0 §1.8), and a seq → position
 map covers logs where they are not.
+
+Large logs parse events on demand (`workbench.io.store.EventStore`), so every pass here visits only
+the events of the types it needs, found with the store's `indexes_of_type` (no parsing), and each
+pass runs once per log.
 """
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
 
+from workbench.core.events import surface_types
 from workbench.core.header import canonical_header
+from workbench.core.tokens.heuristic import message_types
 from workbench.core.tokens.meters import Meter, get_meter
 from workbench.core.tokens.surface_prices import SurfaceShape, surface_shape
-from workbench.core.tokens.usage import UsageSample, usage_samples
+from workbench.core.tokens.usage import USAGE_TYPES, UsageSample, usage_samples
 from workbench.errors import MeterError
+
+
+def positions_of_types(events: Sequence[Any], types: Iterable[str]) -> list[int]:
+    """Positions of the events whose type is in `types`, in log order (by type codes when the
+    container offers `indexes_of_type`, so nothing is parsed)."""
+    wanted = frozenset(types)
+    finder = getattr(events, "indexes_of_type", None)
+    if finder is not None:
+        out: list[int] = []
+        for kind in wanted:
+            out.extend(finder(kind))
+        out.sort()
+        return out
+    return [i for i, e in enumerate(events) if type(e) is dict and e.get("type") in wanted]
 
 
 class LogTokens:
@@ -39,7 +60,7 @@ class LogTokens:
         self._totals: dict[str, np.ndarray] = {}
         self._shape: SurfaceShape | None = None
         self._positions: dict[Any, int] | None = None
-        self._header_positions: np.ndarray | None = None
+        self._header_positions: list[int] | None = None
         self._envelopes: dict[tuple[str, int], int] = {}
         self._usage: tuple[UsageSample, ...] | None = None
 
@@ -54,6 +75,10 @@ class LogTokens:
 
     def position_of(self, seq: Any) -> int:
         """Position of the event with this seq; `MeterError` when the log has none."""
+        if type(seq) is int and 0 <= seq < len(self.events):  # the normal case: seq == index
+            event = self.events[seq]
+            if type(event) is dict and event.get("seq") == seq:
+                return seq
         if self._positions is None:
             self._positions = {}
             for position, event in enumerate(self.events):
@@ -74,7 +99,9 @@ class LogTokens:
         """Node count of every event by meter `name` (int64, aligned with the events; cached)."""
         cached = self._prices.get(name)
         if cached is None:
-            cached = self.meter(name).count_events(self.events, progress=self.progress)
+            cached = self.meter(name).count_events(
+                self.events, progress=self.progress,
+                positions=positions_of_types(self.events, message_types(self.version)))
             cached.setflags(write=False)
             self._prices[name] = cached
         return cached
@@ -94,7 +121,8 @@ class LogTokens:
     @property
     def shape(self) -> SurfaceShape:
         if self._shape is None:
-            self._shape = surface_shape(self.events, version=self.version)
+            self._shape = surface_shape(self.events, version=self.version,
+                                        positions=positions_of_types(self.events, surface_types(self.version)))
         return self._shape
 
     def surface_totals(self, name: str) -> np.ndarray:
@@ -129,21 +157,19 @@ class LogTokens:
 
     # -- envelope
 
-    def _header_index(self) -> np.ndarray:
+    def _header_source(self, seq: Any) -> int:
+        """Position of the latest `request/header` at or before `seq` (-1 when none)."""
         if self._header_positions is None:
-            marks = np.full(len(self.events), -1, dtype=np.int64)
-            for position, event in enumerate(self.events):
-                if type(event) is dict and event.get("type") == "request/header":
-                    marks[position] = position
-            self._header_positions = np.maximum.accumulate(marks) if len(marks) else marks
-        return self._header_positions
+            self._header_positions = positions_of_types(self.events, ("request/header",))
+        position = len(self.events) - 1 if seq is None else self.position_of(seq)
+        k = bisect_right(self._header_positions, position)
+        return self._header_positions[k - 1] if k else -1
 
     def header_at(self, seq: Any = None) -> dict | None:
         """The canonical header in force after `seq` (default: the end), None before any."""
         if not self.events:
             return None
-        position = len(self.events) - 1 if seq is None else self.position_of(seq)
-        source = int(self._header_index()[position])
+        source = self._header_source(seq)
         if source < 0:
             return None
         data = self.events[source].get("data")
@@ -153,8 +179,7 @@ class LogTokens:
         """Count of the envelope in force after `seq` by meter `name` (cached per header event)."""
         if not self.events:
             return 0
-        position = len(self.events) - 1 if seq is None else self.position_of(seq)
-        source = int(self._header_index()[position])
+        source = self._header_source(seq)
         if source < 0:
             return 0
         key = (name, source)
@@ -166,7 +191,8 @@ class LogTokens:
 
     def usage(self) -> tuple[UsageSample, ...]:
         if self._usage is None:
-            self._usage = usage_samples(self.events, version=self.version)
+            self._usage = usage_samples(self.events, version=self.version,
+                                        positions=positions_of_types(self.events, USAGE_TYPES))
         return self._usage
 
     def usage_at(self, seq: Any = None) -> UsageSample | None:
@@ -182,4 +208,4 @@ class LogTokens:
         return best
 
 
-__all__ = ["LogTokens"]
+__all__ = ["LogTokens", "positions_of_types"]

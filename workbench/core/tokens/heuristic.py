@@ -133,9 +133,16 @@ _V0_MESSAGE_TYPES = frozenset({"assistant/message"})
 _V4_MESSAGE_TYPES = frozenset({"assistant/message", "system/message", "developer/message"})
 
 
+def message_types(version: int) -> frozenset[str]:
+    """Event types that can project to a model message (every other event prices 0)."""
+    return (_V4_MESSAGE_TYPES if version >= 4 else _V0_MESSAGE_TYPES) | {"user/message", "tool/result"}
+
+
 def derive_message(event: Any, *, version: int) -> dict | None:
     """The model message an event projects to (reference `deriveEventMessage` without
     `image/offload` projections; v0 §4.8, v4 §4.8), or None."""
+    if type(event) is not dict:
+        return None
     etype = event.get("type")
     data = event.get("data")
     if type(data) is not dict:
@@ -163,10 +170,6 @@ def node_price(event: Any, *, version: int) -> int:
     if message is None:
         return 0
     return estimate_message(message, version=version)
-
-
-def _price_block(block: Any, version: int) -> int:
-    return estimate_content([block], version=version)
 
 
 def price_events(events: Sequence[Any], *, version: int) -> list[int]:
@@ -202,21 +205,27 @@ def price_events(events: Sequence[Any], *, version: int) -> list[int]:
             continue
         total = ROLE_OVERHEAD
         for block in content:
-            if type(block) is dict and block.get("type") in _TEXT_TYPES:
-                text = block.get("text")
-                if type(text) is str:
-                    total += ((len(text) if text.isascii() else js_len(text)) + 3) // 4 + BLOCK_OVERHEAD
-                    continue
-            total += _price_block(block, version)
+            if type(block) is dict:
+                btype = block.get("type")
+                if btype == "text" or btype == "reasoning":
+                    text = block.get("text")
+                    if type(text) is str:
+                        total += ((len(text) if text.isascii() else js_len(text)) + 3) // 4 + BLOCK_OVERHEAD
+                        continue
+                elif btype == "tool-call":
+                    name, arguments = block.get("name"), block.get("arguments")
+                    if type(name) is str and type(arguments) is str:
+                        total += (((len(name) if name.isascii() else js_len(name)) + 3) // 4
+                                  + ((len(arguments) if arguments.isascii() else js_len(arguments)) + 3) // 4
+                                  + BLOCK_OVERHEAD)
+                        continue
+            total += estimate_content([block], version=version)
         out[i] = total
     return out
-
-
-_TEXT_TYPES = frozenset({"text", "reasoning"})
 
 
 __all__ = [
     "BLOCK_OVERHEAD", "CHARS_PER_TOKEN", "ROLE_OVERHEAD", "derive_message", "estimate_content",
     "estimate_header", "estimate_message", "estimate_system_message", "estimate_system_text",
-    "estimate_tools", "node_price", "price_events", "structural_json",
+    "estimate_tools", "message_types", "node_price", "price_events", "structural_json",
 ]

@@ -57,7 +57,10 @@ class Meter(Protocol):
 
     def count_envelope(self, header: dict | None) -> int: ...
 
-    def count_events(self, events: Sequence[dict], *, progress: bool = False) -> np.ndarray: ...
+    def count_event(self, event: dict) -> int: ...
+
+    def count_events(self, events: Sequence[dict], *, progress: bool = False,
+                     positions: Iterable[int] | None = None) -> np.ndarray: ...
 
 
 # -- the heuristic
@@ -81,8 +84,14 @@ class DshMeter:
     def count_event(self, event: dict) -> int:
         return node_price(event, version=self.version)
 
-    def count_events(self, events: Sequence[dict], *, progress: bool = False) -> np.ndarray:
-        return np.asarray(price_events(events, version=self.version), dtype=np.int64)
+    def count_events(self, events: Sequence[dict], *, progress: bool = False,
+                     positions: Iterable[int] | None = None) -> np.ndarray:
+        if positions is None:
+            return np.asarray(price_events(events, version=self.version), dtype=np.int64)
+        chosen = np.fromiter(positions, dtype=np.int64)
+        counts = np.zeros(len(events), dtype=np.int64)
+        counts[chosen] = price_events([events[int(p)] for p in chosen], version=self.version)
+        return counts
 
 
 # -- real tokenizers
@@ -178,14 +187,16 @@ class _TokenizerMeter:
         message = derive_message(event, version=self.version)
         return 0 if message is None else self.count_message(message)
 
-    def count_events(self, events: Sequence[dict], *, progress: bool = False) -> np.ndarray:
-        """Per-event node counts of a whole log, batched."""
+    def count_events(self, events: Sequence[dict], *, progress: bool = False,
+                     positions: Iterable[int] | None = None) -> np.ndarray:
+        """Per-event node counts of a whole log, batched. `positions` may restrict the pass to
+        the events that can be nodes (the others count 0)."""
         version = self.version
         counts = np.zeros(len(events), dtype=np.int64)
         texts: list[str] = []
         owners: list[int] = []
-        for position, event in enumerate(events):
-            message = derive_message(event, version=version)
+        for position in range(len(events)) if positions is None else positions:
+            message = derive_message(events[position], version=version)
             if message is None:
                 continue
             counts[position] = self.framing

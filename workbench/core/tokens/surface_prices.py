@@ -15,7 +15,7 @@ linear search per event.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -178,17 +178,21 @@ class SurfaceShape:
         return current
 
 
-def surface_shape(events: Sequence[dict], *, version: int, strict: bool = False) -> SurfaceShape:
+def surface_shape(events: Sequence[dict], *, version: int, strict: bool = False,
+                  positions: Iterable[int] | None = None) -> SurfaceShape:
     """Fold `events` once (prices ignored) and record its shape.
 
-    An unresolvable replace range raises `MeterError` when `strict`, else folding stops there and
-    the shape records the error (the surface then stays as it was before that event).
+    `positions` may restrict the pass to the events of surface-eligible types (in order), so a lazily
+    parsed log is not parsed whole. An unresolvable replace range raises `MeterError` when `strict`,
+    else folding stops there and the shape records the error (the surface then stays as it was
+    before that event).
     """
     fold = SurfacePriceFold(version=version, price=lambda event: 0)
     surface = np.zeros(len(events), dtype=bool)
     replaced: dict[int, tuple[int, ...]] = {}
     ops: list[tuple[int, int, int]] = []
-    for position, event in enumerate(events):
+    for position in range(len(events)) if positions is None else positions:
+        event = events[position]
         if not fold.is_surface_event(event):
             continue
         try:

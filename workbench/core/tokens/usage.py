@@ -17,7 +17,7 @@ is not a non-negative number also counts 0 and marks the sample `malformed`.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -132,11 +132,20 @@ def _same(a: Any, b: Any) -> bool:
     return type(a) is type(b) and a == b
 
 
-def usage_samples(events: Sequence[dict], *, version: int) -> tuple[UsageSample, ...]:
-    """Every provider usage sample of the log, in log order, with replacements marked."""
+USAGE_TYPES = frozenset({"assistant/message", "assistant/attempt", "assistant/chunk", "llm/retry-started"})
+"""The only event types `usage_samples` reads."""
+
+
+def usage_samples(events: Sequence[dict], *, version: int,
+                  positions: Iterable[int] | None = None) -> tuple[UsageSample, ...]:
+    """Every provider usage sample of the log, in log order, with replacements marked.
+    `positions` may restrict the pass to the events of `USAGE_TYPES` (in order)."""
     samples: list[UsageSample] = []
     last: int | None = None
-    for event in events:
+    for position in range(len(events)) if positions is None else positions:
+        event = events[position]
+        if type(event) is not dict:
+            continue
         etype = event.get("type")
         if etype == "llm/retry-started" and version >= 4:
             data = event.get("data")
@@ -167,4 +176,4 @@ def usage_totals(samples: Sequence[UsageSample]) -> UsageTotals:
         sum(s.reasoning_tokens or 0 for s in kept), len(kept))
 
 
-__all__ = ["UsageSample", "UsageTotals", "make_sample", "usage_samples", "usage_totals"]
+__all__ = ["USAGE_TYPES", "UsageSample", "UsageTotals", "make_sample", "usage_samples", "usage_totals"]
