@@ -1,0 +1,213 @@
+"""Load a log with every check the real loader applies, and keep going past each one.
+Layer: core (imports io; no pandas).
+
+The pipeline mirrors the reference loaders (v0 spec §1.9, v4 spec §1.9), stage by stage:
+
+1. **scan** (`workbench.io.read`): framing, header, rows, committed prefix, torn tail; v4: the
+   inherited marker and the lifecycle relationships (`workbench.core.relationships`);
+2. **stored validation** (`workbench.core.stored`): vocabulary and per-event message shapes;
+3. **closers** (`workbench.core.repair`): what a resume appends to close an open final turn;
+4. **resume** (`workbench.core.restore`): session restore over events + closers, the surface fold.
+
+The reference stops at the first failing stage; a workbench must show the log anyway. So every
+stage runs over the valid prefix and each problem becomes a `Defect` (rule = the conformance kind,
+the reference's exact message, the seq and line): relationship violations are all listed; the
+reference's own error per stage is kept in the `LoadReport` (``scan_error``, ``stored_error``,
+``resume``). Stages 2-4 see each event once, while the scan runs (a large log is parsed once).
+
+`load_log` never raises for data problems; only `LogUnreadable` (no such file, a directory, no
+permission). ``strict=True`` raises `LogRefused` / `LogCorrupt` for the reference's verdicts.
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from workbench.core.relationships import RelationshipChecker, RelationshipViolation
+from workbench.core.repair import CloserTracker
+from workbench.core.restore import RestoreChecker, RestoreError, RestoreResult
+from workbench.core.stored import StoredValidator, StoredViolation
+from workbench.errors import LogCorrupt, LogRefused
+from workbench.io.header import HeaderResult
+from workbench.io.model import Defect, Log
+from workbench.io.read import ReadResult, scan_bytes, scan_path
+from workbench.io.scan import ScanIssue
+from workbench.io.store import EventStore
+
+
+@dataclass(slots=True)
+class LoadReport:
+    """The staged outcome of one load, in the reference's terms.
+
+    `scan_error` is the error the reference's scan raises (header, framing, committed damage,
+    retired syntax, inherited marker, first relationship violation); `stored_error` the first
+    stored-event violation; `resume` the restore result or its error. `closers` are the events a
+    resume appends; `resume_appended` the types it appends (closers, then ``session/end-seed``).
+    """
+
+    log: Log
+    read: ReadResult
+    scan_error: ScanIssue | None = None
+    relationships: list[RelationshipViolation] = field(default_factory=list)
+    stored: list[StoredViolation] = field(default_factory=list)
+    closers: list[dict] = field(default_factory=list)
+    resume: RestoreResult | RestoreError | None = None
+    resume_appended: list[str] = field(default_factory=list)
+
+    @property
+    def stored_error(self) -> StoredViolation | None:
+        return self.stored[0] if self.stored else None
+
+
+def relationship_kind(message: str) -> str:
+    """The conformance kind of a relationship-stage message (v4 INDEX error kinds)."""
+    if message.startswith("format v4 ") or message.startswith("developer/message "):
+        return "retired_or_forbidden_syntax"
+    if "delivery" in message:
+        return "delivery_marker"
+    if "inherited end-seed marker" in message:
+        return "inherited_marker"
+    return "relationships"
+
+
+class _Pipeline:
+    """Observer of the scan: feeds each accepted event to every later stage."""
+
+    def __init__(self, name: str, location: str | None) -> None:
+        self.name = name
+        self.location = location
+        self.version = 0
+        self.store: EventStore | None = None
+        self.header: HeaderResult | None = None
+        self.relationships: RelationshipChecker | None = None
+        self.stored: StoredValidator | None = None
+        self.closers: CloserTracker | None = None
+        self.restore: RestoreChecker | None = None
+
+    def start(self, header: HeaderResult, events: EventStore) -> None:
+        self.header = header
+        self.store = events
+        self.version = version = header.generation
+        meta = header.meta if header.meta is not None else (header.raw if type(header.raw) is dict else {})
+        if version >= 4:
+            self.relationships = RelationshipChecker(meta, self._event_at, admitted=True)
+        self.stored = StoredValidator(meta, version=version, location=self.location)
+        self.closers = CloserTracker(version=version)
+        self.restore = RestoreChecker(version=version, events=events,
+                                      header=header.meta if version >= 4 else None)
+        relationships = self.relationships
+        stored, closers, restore = self.stored, self.closers, self.restore
+        if relationships is not None:
+            def accept(batch: list) -> None:
+                for event in batch:
+                    relationships.accept(event)
+                    stored.accept(event)
+                    closers.observe(event)
+                    restore.accept(event)
+        else:
+            def accept(batch: list) -> None:
+                for event in batch:
+                    if type(event) is dict:
+                        stored.accept(event)
+                        closers.observe(event)
+                    restore.accept(event)
+        self.accept = accept  # type: ignore[method-assign]
+
+    def accept(self, batch: list) -> None:  # replaced in start()
+        raise RuntimeError("pipeline not started")
+
+    def _event_at(self, seq: int) -> Any:
+        store = self.store
+        return store[seq] if store is not None and 0 <= seq < len(store) else None
+
+
+def _line(store: Sequence, seq: Any) -> int | None:
+    if isinstance(store, EventStore) and type(seq) is int and 0 <= seq < len(store):
+        return store.line_of(seq)
+    return None
+
+
+def _evaluate(read: ReadResult, pipeline: _Pipeline) -> LoadReport:
+    log = read.log
+    report = LoadReport(log, read, read.fatal)
+    if pipeline.stored is None:  # rows could not be read at all
+        return report
+    events = log.events
+    defects = log.defects
+    if pipeline.relationships is not None:
+        found = pipeline.relationships.finish(log.inherited_event_count)
+        report.relationships = found
+        for violation in found:
+            defects.append(Defect(relationship_kind(violation.message), violation.message, log.path, "corrupt",
+                                  line=_line(events, violation.seq), seq=violation.seq))
+        if report.scan_error is None and found:
+            first = found[0]
+            report.scan_error = ScanIssue(relationship_kind(first.message), first.message, first.name,
+                                          seq=first.seq, line=_line(events, first.seq))
+    report.stored = pipeline.stored.finish()
+    for violation in report.stored:
+        severity = "refused" if violation.klass == "unsupported" else "corrupt"
+        defects.append(Defect(violation.kind, violation.message, log.path, severity,  # type: ignore[arg-type]
+                              line=_line(events, violation.seq), seq=violation.seq))
+    closers = pipeline.closers.closers("interrupted")
+    report.closers = closers
+    log.closers = closers
+    restore = pipeline.restore
+    for closer in closers:
+        restore.accept(closer)
+    try:
+        report.resume = restore.finish(log.inherited_event_count)
+        report.resume_appended = [c["type"] for c in closers]
+        if report.resume.appended_end_seed:
+            report.resume_appended.append("session/end-seed")
+    except RestoreError as exc:
+        report.resume = exc
+        rule = exc.kind.replace("seed_surface:", "fold:")
+        seq = exc.index
+        defects.append(Defect(rule, exc.message, log.path, "corrupt", line=_line(events, seq), seq=seq))
+    return report
+
+
+def evaluate_path(path: str | os.PathLike, *, generation: int | None = None,
+                  location: str | None = None, keep: dict[str, int] | None = None) -> LoadReport:
+    """Load the file at `path` and return the staged `LoadReport` (never raises for data)."""
+    name = os.fspath(path)
+    pipeline = _Pipeline(name, location if location is not None else name)
+    read = scan_path(name, generation=generation, observer=pipeline, keep=keep)
+    return _evaluate(read, pipeline)
+
+
+def evaluate_bytes(data: bytes, *, name: str, encoding: str | None = None, generation: int | None = None,
+                   location: str | None = None, keep: dict[str, int] | None = None) -> LoadReport:
+    """`evaluate_path` for bytes in memory (`name` stands for the file)."""
+    pipeline = _Pipeline(name, location if location is not None else name)
+    read = scan_bytes(data, name=name, encoding=encoding, generation=generation, observer=pipeline, keep=keep)
+    return _evaluate(read, pipeline)
+
+
+def _strict(log: Log) -> Log:
+    for defect in log.defects:
+        if defect.severity == "refused":
+            raise LogRefused(str(defect))
+    for defect in log.defects:
+        if defect.severity == "corrupt":
+            raise LogCorrupt(str(defect))
+    return log
+
+
+def load_log(path: str | os.PathLike, *, strict: bool = False, generation: int | None = None) -> Log:
+    """Read and validate the log at `path`; every problem is a `Defect` of the returned `Log`.
+
+    `generation` forces the reader (0 or 4) instead of the file name / header version.
+    """
+    log = evaluate_path(path, generation=generation).log
+    return _strict(log) if strict else log
+
+
+def load_bytes(data: bytes, *, name: str, encoding: str | None = None, generation: int | None = None,
+               strict: bool = False) -> Log:
+    """`load_log` for bytes in memory."""
+    log = evaluate_bytes(data, name=name, encoding=encoding, generation=generation).log
+    return _strict(log) if strict else log

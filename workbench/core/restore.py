@@ -1,0 +1,285 @@
+"""Session restore: the checks and the fold a resume runs over a stored log.
+Layer: core (pure; imports io only).
+
+Reference ``Session.fromRestore`` (v4; v0 spec §1.9 item 6 for format v0). In order:
+
+1. v4 with a header: the session-level header checks (``session header ...``);
+2. per seed event at index ``i``, stopping at the first failure:
+   * the envelope: only the seven envelope keys, ``type`` a string, ``seq`` a non-negative safe
+     integer (v4: not ``-0``), ``time`` a safe integer, ``data`` present, ``ignorable`` only ``true``
+     (``seed event at index i has an invalid event envelope``);
+   * v0: the legacy ``request/header`` reason ``fallback``;
+   * v4: ``validateSessionEventData`` and the LLM shapes (request header provider/model,
+     reasoningEffort, adapterDefaults, reason, startsSeries; assistant settlement fields; message
+     shapes), subject ``seed <type> at index i``;
+   * ``seq == i``;
+   * v0: the request header and message shapes;
+   * the surface fold step (`workbench.core.surface`), wrapped as
+     ``invalid seed event at index i: <fold message>``;
+3. v4: the inherited cut against the header; then a ``session/end-seed`` is appended unless the
+   seed already ends with one.
+
+`RestoreChecker` is the single-pass form the loader feeds while it scans; `restore_session` runs it
+over a list. Errors are `RestoreError(message, kind)`; kinds: ``seed_header``, ``seed_envelope``,
+``seed_legacy_fallback``, ``seed_event_data``, ``seed_request_header``, ``seed_settlement``,
+``seed_message_<shape>``, ``seed_seq``, ``seed_surface:<fold kind>``, ``seed_inherited``.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from workbench.core.stored import event_data_problem, message_shape_problem
+from workbench.core.surface import SurfaceState, apply_plan, plan_event
+from workbench.errors import FoldError, WorkbenchError
+from workbench.io.jsjson import ABSENT, is_neg_zero, is_safe_int, js_str
+
+_ENVELOPE = frozenset(("type", "seq", "time", "data", "surfaceOp", "sourceEventSeqs", "ignorable"))
+_MESSAGE_TYPES_V4 = frozenset(("developer/message", "system/message", "user/message",
+                               "assistant/message", "tool/result"))
+_MESSAGE_TYPES_V0 = frozenset(("user/message", "assistant/message", "tool/result"))
+_LLM_TYPES_V4 = _MESSAGE_TYPES_V4 | {"request/header", "assistant/attempt"}
+_FOLD_TYPES = _MESSAGE_TYPES_V4 | {"image/offload"}
+_REASONS_V4 = ("initial", "resume", "change", "series")
+_ADAPTER_KEYS = frozenset(("reasoningEffort", "maxTokens"))
+
+
+class RestoreError(WorkbenchError):
+    """A resume refusal: the reference's exact `message` and a stable `kind`; `index` is the seed
+    event it concerns (None for the header or the whole log)."""
+
+    def __init__(self, message: str, kind: str, index: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.kind = kind
+        self.index = index
+
+    def __repr__(self) -> str:
+        return f"RestoreError(kind={self.kind!r}, message={self.message!r})"
+
+
+@dataclass(frozen=True, slots=True)
+class RestoreResult:
+    """A successful restore: the surface `nodes` and whether a ``session/end-seed`` was appended."""
+
+    nodes: tuple[int, ...]
+    appended_end_seed: bool
+
+
+# -- header (reference: validateSessionHeader) ---------------------------------------------------
+
+def _count(value: Any) -> bool:
+    return type(value) in (int, float) and is_safe_int(value) and value >= 0
+
+
+def header_problem(header: Any, session_id: Any) -> str | None:
+    """The v4 session-level header check as the reference's message, or None."""
+    if type(header) is not dict:
+        return "session header is not a plain JSON record"
+    if "seedLength" in header:
+        return 'session header has invalid field "seedLength"'
+    version = header.get("version", ABSENT)
+    if not (type(version) in (int, float) and version == 4):
+        return f"session header version must be 4, got {js_str(version)}"
+    if header.get("id", ABSENT) != session_id or type(header.get("id")) is not str:
+        return f'session header id "{js_str(header.get("id", ABSENT))}" does not match session id "{js_str(session_id)}"'
+    if not _count(header.get("createdAt", ABSENT)):
+        return "session header createdAt must be a non-negative safe integer"
+    cwd = header.get("cwd", ABSENT)
+    if cwd is not ABSENT:
+        if type(cwd) is not str:
+            return "session header cwd must be a string"
+        if not cwd.startswith("/"):
+            return f'session header cwd must be an absolute path, got "{cwd}"'
+    parent = header.get("parentSession", ABSENT)
+    if parent is not ABSENT and type(parent) is not str:
+        return "session header parentSession must be a string"
+    if type(header.get("isSeeded")) is not bool:
+        return "session header isSeeded must be a boolean"
+    origin = header.get("origin", ABSENT)
+    if origin is not ABSENT and origin != "subagent":
+        return 'session header origin must be "subagent"'
+    depth = header.get("delegationDepth", ABSENT)
+    if depth is not ABSENT and not _count(depth):
+        return "session header delegationDepth must be a non-negative safe integer"
+    preset = header.get("agentPreset", ABSENT)
+    if preset is not ABSENT and type(preset) is not str:
+        return "session header agentPreset must be a string"
+    return None
+
+
+# -- per-event seed checks ------------------------------------------------------------------------
+
+def _envelope_ok(event: Any, version: int) -> bool:
+    if type(event) is not dict:
+        return False
+    if len(event) > 4 and not _ENVELOPE.issuperset(event.keys()):
+        return False
+    seq, time = event.get("seq", ABSENT), event.get("time", ABSENT)
+    ignorable = event.get("ignorable", ABSENT)
+    return (type(event.get("type")) is str and is_safe_int(seq) and seq >= 0
+            and (version < 4 or not is_neg_zero(seq)) and is_safe_int(time) and "data" in event
+            and (ignorable is ABSENT or ignorable is True))
+
+
+def request_header_problem(event: Mapping[str, Any], *, version: int) -> str | None:
+    """``assertCurrentLlmShape`` for a request/header, as a message suffix (subject first)."""
+    data = event.get("data")
+    record = data if type(data) in (dict, list) else None
+    header = record.get("header") if type(record) is dict else None
+    config = header.get("config") if type(header) is dict else None
+    if type(config) is not dict or type(config.get("provider")) is not str or not config["provider"] \
+            or type(config.get("model")) is not str or not config["model"]:
+        return "lacks provider/model"
+    effort = config.get("reasoningEffort", ABSENT)
+    if effort is not ABSENT and (type(effort) is not str or not effort):
+        return "has an invalid reasoningEffort"
+    defaults = header.get("adapterDefaults", ABSENT)
+    if defaults is not ABSENT:
+        if (type(defaults) is not dict or any(k not in _ADAPTER_KEYS for k in defaults)
+                or any(v is not True for v in defaults.values())
+                or (defaults.get("reasoningEffort") is True and "reasoningEffort" not in config)
+                or (defaults.get("maxTokens") is True and "maxTokens" not in config)):
+            return "has invalid adapterDefaults"
+    if version >= 4:
+        reason = record.get("reason") if type(record) is dict else None
+        if reason not in _REASONS_V4 or type(reason) is not str:
+            return "has an invalid reason"
+        starts = record.get("startsSeries", ABSENT) if type(record) is dict else ABSENT
+        if starts is not ABSENT and starts is not True:
+            return "has an invalid startsSeries marker"
+    return None
+
+
+def _settlement_ok(data: Any) -> bool:
+    if type(data) is not dict:
+        return False
+    turn, step = data.get("turn", ABSENT), data.get("step", ABSENT)
+    return (is_safe_int(turn) and turn >= 0 and not is_neg_zero(turn) and is_safe_int(step) and step >= 0
+            and not is_neg_zero(step) and type(data.get("stream")) is list)
+
+
+class RestoreChecker:
+    """Single-pass ``Session.fromRestore``: `accept` each seed event in order, then `finish`.
+
+    `events` gives random access to earlier seed events (the fold's shadowed nodes, ``headerSeq``
+    and offload targets). After the first error the checker stops (the reference throws there);
+    `error` holds it.
+    """
+
+    def __init__(self, *, version: int, events: Sequence[Mapping[str, Any]], header: Any = None,
+                 session_id: Any = ABSENT) -> None:
+        self.version = version
+        self.events = events
+        self.header = header
+        self.state = SurfaceState()
+        self.count = 0
+        self.error: RestoreError | None = None
+        self.last_type: Any = None
+        self.inherited_markers: list[int] = []
+        if version >= 4 and header is not None:
+            sid = header.get("id", ABSENT) if session_id is ABSENT and type(header) is dict else session_id
+            problem = header_problem(header, sid)
+            if problem is not None:
+                self.error = RestoreError(problem, "seed_header")
+
+    def accept(self, event: Any) -> None:
+        if self.error is not None:
+            return
+        index = self.count
+        self.count += 1
+        try:
+            self._check(event, index)
+        except RestoreError as exc:
+            self.error = exc
+
+    def _check(self, event: Any, index: int) -> None:
+        version = self.version
+        if not _envelope_ok(event, version):
+            raise RestoreError(f"seed event at index {index} has an invalid event envelope", "seed_envelope", index)
+        kind = event["type"]
+        data = event["data"]
+        if version >= 4:
+            if kind in _LLM_TYPES_V4:
+                self._llm_shape_v4(event, kind, index)
+        elif kind == "request/header" and type(data) is dict and data.get("reason") == "fallback":
+            raise RestoreError(f'seed event at index {index} uses unsupported legacy request/header reason "fallback"',
+                               "seed_legacy_fallback", index)
+        seq = event["seq"]
+        if seq != index:
+            raise RestoreError(f"seed event at index {index} has seq {js_str(seq)} (expected {index}); "
+                               "seed must be contiguous from 0", "seed_seq", index)
+        if version < 4:
+            subject = f"seed {kind} at index {index}"
+            if kind == "request/header":
+                problem = request_header_problem(event, version=0)
+                if problem is not None:
+                    raise RestoreError(f"{subject} {problem}", "seed_request_header", index)
+            elif kind in _MESSAGE_TYPES_V0:
+                shape = message_shape_problem(event, version=0)
+                if shape is not None:
+                    raise RestoreError(f"{subject} {shape[1]}", f"seed_message_{shape[0]}", index)
+        if kind == "session/end-seed" and type(data) is dict and data.get("inherited") is True:
+            self.inherited_markers.append(index)
+        self.last_type = kind
+        if kind not in _FOLD_TYPES and kind != "developer/message" \
+                and "surfaceOp" not in event and "sourceEventSeqs" not in event:
+            return
+        try:
+            plan = plan_event(self.state, event, index, version=version, events=self.events)
+        except FoldError as exc:
+            raise RestoreError(f"invalid seed event at index {index}: {exc.message}",
+                               f"seed_surface:{exc.kind}", index) from None
+        apply_plan(self.state, plan)
+
+    def _llm_shape_v4(self, event: Mapping[str, Any], kind: str, index: int) -> None:
+        subject = f"seed {kind} at index {index}"
+        problem = event_data_problem(event)
+        if problem is not None:
+            raise RestoreError(f"{subject} {problem}", "seed_event_data", index)
+        if kind == "request/header":
+            problem = request_header_problem(event, version=4)
+            if problem is not None:
+                raise RestoreError(f"{subject} {problem}", "seed_request_header", index)
+            return
+        if kind == "assistant/attempt":
+            if not _settlement_ok(event.get("data")):
+                raise RestoreError(f"{subject} has invalid settlement fields", "seed_settlement", index)
+            return
+        shape = message_shape_problem(event, version=4)
+        if shape is not None:
+            raise RestoreError(f"{subject} {shape[1]}", f"seed_message_{shape[0]}", index)
+        if kind == "assistant/message" and not _settlement_ok(event.get("data")):
+            raise RestoreError(f"{subject} has invalid settlement fields", "seed_settlement", index)
+
+    def finish(self, inherited_event_count: int = 0) -> RestoreResult:
+        """The restored surface; raises the first `RestoreError`."""
+        if self.error is not None:
+            raise self.error
+        if self.version >= 4:
+            seeded = self.header.get("isSeeded") is True if type(self.header) is dict else False
+            if not seeded and inherited_event_count != 0:
+                raise RestoreError("unseeded session inherited event count must be 0", "seed_inherited")
+            if inherited_event_count > self.count:
+                raise RestoreError("session inherited event count exceeds its event log", "seed_inherited")
+            if inherited_event_count in self.inherited_markers and any(
+                    m > inherited_event_count for m in self.inherited_markers):
+                raise RestoreError("session inherited event count must identify the final inherited marker",
+                                   "seed_inherited")
+        return RestoreResult(tuple(self.state.nodes), self.last_type != "session/end-seed")
+
+
+def restore_session(events: Sequence[Mapping[str, Any]], *, version: int, header: Any = None,
+                    inherited_event_count: int = 0,
+                    event_at: Callable[[int], Any] | None = None) -> RestoreResult:
+    """Restore a session from `events` (reference ``Session.fromRestore``); raises `RestoreError`.
+
+    Without a `header` the header checks are skipped (a valid header is assumed).
+    """
+    checker = RestoreChecker(version=version, events=events, header=header)
+    for event in events:
+        checker.accept(event)
+        if checker.error is not None:
+            break
+    return checker.finish(inherited_event_count)

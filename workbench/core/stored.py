@@ -1,0 +1,279 @@
+"""Stored-event validation: the checks a loader applies to the decoded events of a log.
+Layer: core (pure; imports io only).
+
+Format v4 (spec §1.9 item 4; reference ``validateStoredEvents`` then ``adoptSessionEvent``):
+
+1. over all events: an unknown type without ``ignorable: true`` refuses the log as written by a
+   newer harness; a ``request/header`` with reason ``fallback`` refuses it as retired;
+2. then per event: ``validateSessionEventData`` (developer role and tool changes, request-header
+   empty fields and ``system``, tool-result error flag), ``validateSurfaceMetadata`` (the fold's
+   event-local rules) and ``assertMessageEventShape`` (role per type, identified message, source,
+   content array, model/tool/system-prompt sources, matching tool-call ids). A failure is
+   corruption, reported as ``stored session "<id>" failed validation: Error: <message>``.
+
+Format v0 (spec §1.9 items 2-4): legacy events refused (``request/header-delta``, ``mode/set``,
+``request/header`` reason ``fallback``), message shapes of §3.5-3.8 (the tool result wraps exactly
+one ``tool-result`` block), unknown types refused. The 0.1.x texts are not published; these reuse
+the v4 wording.
+
+The shape checks return message *suffixes* so the same rule serves this validation (subject
+``session event at seq N``) and session restore (subject ``seed <type> at index N``).
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from workbench.core.events import known_types
+from workbench.errors import FoldError
+from workbench.io.jsjson import ABSENT, is_neg_zero, is_safe_int, js_str
+
+StoredClass = Literal["corrupt", "unsupported"]
+
+
+@dataclass(frozen=True, slots=True)
+class StoredViolation:
+    """One stored-event problem: `kind` (``unsupported_newer``, ``stored_vocabulary``,
+    ``stored_invalid``), the reference `klass` and error `name`, and the exact `message`."""
+
+    seq: Any
+    kind: str
+    klass: StoredClass
+    name: str
+    message: str
+
+
+_SURFACE_V4 = frozenset(("system/message", "developer/message", "user/message", "assistant/message",
+                         "tool/result"))
+_ROLE_V4 = {"system/message": "system", "developer/message": "developer", "user/message": "user",
+            "assistant/message": "assistant", "tool/result": "tool"}
+_ROLE_V0 = {"user/message": "user", "assistant/message": "assistant", "tool/result": "user"}
+_TOOL_CHANGES = ("tool-addition", "tool-removal")
+
+
+def _is_event_seq(value: Any) -> bool:
+    return is_safe_int(value) and value >= 0 and not is_neg_zero(value)
+
+
+# -- validateSessionEventData (v4) ------------------------------------------------------------
+
+def event_data_problem(event: Mapping[str, Any]) -> str | None:
+    """Reference ``validateSessionEventData`` as a message suffix after the subject, or None."""
+    kind = event.get("type")
+    data = event.get("data")
+    if kind in _SURFACE_V4 and type(data) is dict:
+        message = data if kind == "user/message" else data.get("message")
+        if type(message) is dict:
+            role = message.get("role")
+            if (kind == "developer/message") != (role == "developer"):
+                return "developer/message and developer role must occur together"
+            content = message.get("content")
+            if role != "developer" and type(content) is list and any(
+                    type(b) is dict and b.get("type") in _TOOL_CHANGES for b in content):
+                return "tool-change blocks require developer role"
+            if kind == "developer/message" and type(content) is list:
+                additions = False
+                for block in content:
+                    if type(block) is not dict or block.get("type") not in _TOOL_CHANGES:
+                        continue
+                    name = block.get("toolName")
+                    if type(name) is not str or not name:
+                        return f"{block['type']} requires a nonempty toolName"
+                    if block["type"] == "tool-addition":
+                        additions = True
+                        if "tool" in block:
+                            return "tool-addition must omit inline tool definitions"
+                if (not _is_event_seq(data.get("headerSeq", ABSENT))) if additions else "headerSeq" in data:
+                    return "requires headerSeq exactly when tool additions are present"
+    if kind == "request/header":
+        if type(data) is not dict:
+            return "data must be an object"
+        header = data.get("header")
+        if type(header) is not dict:
+            return "header must be an object"
+        if "system" in header:
+            return "must omit header.system; use system/message"
+        if type(header.get("tools")) is list and not header["tools"]:
+            return "must omit empty tools"
+        defaults = header.get("adapterDefaults")
+        if type(defaults) is dict and not defaults:
+            return "must omit empty adapterDefaults"
+    elif kind == "tool/result":
+        if type(data) is not dict:
+            return "data must be an object"
+        if "error" not in data:
+            return None
+        message = data.get("message")
+        if type(message) is not dict or message.get("isError") is not True:
+            return "error requires message.isError === true"
+    return None
+
+
+# -- validateSurfaceMetadata ------------------------------------------------------------------
+
+def surface_metadata_problem(event: Mapping[str, Any], *, version: int) -> FoldError | None:
+    """Reference ``validateSurfaceMetadata``: the fold's event-local rules (no surface needed)."""
+    kind = event.get("type")
+    if "surfaceOp" not in event and "sourceEventSeqs" not in event and kind not in _SURFACE_V4:
+        return None
+    from workbench.core import surface as fold  # the fold owns these rules (one rule, one place)
+    seq = event.get("seq")
+    if type(seq) is float and seq.is_integer():
+        seq = int(seq)
+    shown = seq if type(seq) is int else js_str(seq)
+    try:
+        op = fold._surface_op(event, kind, seq, version)
+        if op is None:
+            return None
+        if version >= 4 and op != "append" and (op["startSeq"] >= seq or op["endSeq"] >= seq):
+            return FoldError("replace_endpoints_not_earlier", seq, f"surface replace at seq {shown}: "
+                             "startSeq and endSeq must reference earlier events")
+        fold._check_sources(event, kind, seq, version)
+    except FoldError as exc:
+        return exc
+    except TypeError as exc:  # a seq that is not a number: JavaScript compares it anyway
+        return FoldError("invalid_event", seq, str(exc))
+    return None
+
+
+# -- assertMessageEventShape --------------------------------------------------------------------
+
+def _provider_model(value: Any) -> bool:
+    return (type(value) is dict and type(value.get("provider")) is str and bool(value["provider"])
+            and type(value.get("model")) is str and bool(value["model"]))
+
+
+def message_shape_problem(event: Mapping[str, Any], *, version: int) -> tuple[str, str] | None:
+    """Reference ``assertMessageEventShape`` as ``(kind, message suffix)``, or None.
+
+    Kinds: unidentified, role, source, content, system_source, model_source, tool_source,
+    tool_block (v0), tool_ids.
+    """
+    kind = event.get("type")
+    roles = _ROLE_V4 if version >= 4 else _ROLE_V0
+    expected = roles.get(kind) if type(kind) is str else None
+    if expected is None:
+        return None
+    data = event.get("data")
+    message = data if kind == "user/message" else (data.get("message") if type(data) is dict else None)
+    if type(message) is not dict or type(message.get("id")) is not str or not message["id"]:
+        return "unidentified", "lacks an identified message"
+    if message.get("role") != expected:
+        return "role", f'message must have role "{expected}"'
+    source = message.get("source")
+    if type(source) is not dict or type(source.get("kind")) is not str or not source["kind"]:
+        return "source", "message has invalid source"
+    content = message.get("content")
+    if type(content) is not list:
+        return "content", "message has invalid content"
+    if kind == "system/message":
+        if source["kind"] != "system-prompt":
+            return "system_source", "message must have system-prompt source"
+        return None
+    if kind == "assistant/message":
+        if source["kind"] != "model" or not _provider_model(source):
+            return "model_source", "message must have model source"
+        return None
+    if kind != "tool/result":
+        return None
+    call_id = source.get("callId")
+    if source["kind"] != "tool" or type(call_id) is not str or not call_id:
+        return "tool_source", "message must have tool source"
+    if version >= 4:
+        if message.get("toolCallId", ABSENT) != call_id or type(message.get("toolCallId")) is not str:
+            return "tool_ids", "message has mismatched tool call ids"
+        return None
+    block = content[0] if len(content) == 1 else None
+    if type(block) is not dict or block.get("type") != "tool-result" or type(block.get("content")) is not list:
+        return "tool_block", "message must contain one tool-result block"
+    if type(block.get("toolCallId")) is not str or block.get("toolCallId") != call_id:
+        return "tool_ids", "message has mismatched tool call ids"
+    return None
+
+
+# -- the validator ------------------------------------------------------------------------------
+
+class StoredValidator:
+    """Single-pass `validateStoredEvents`: `accept` each event, then `finish`.
+
+    `location` is the raw-log path the reference appends to refusals (`` (raw log: <path>)``).
+    """
+
+    def __init__(self, meta: Mapping[str, Any] | None, *, version: int, location: str | None = None) -> None:
+        self.meta = meta or {}
+        self.version = version
+        self.location = location
+        self.known = known_types(version)
+        sid = self.meta.get("id", ABSENT)
+        self.session_id = sid if type(sid) is str else js_str(sid)
+        self.refusals: list[StoredViolation] = []
+        self.invalid: list[StoredViolation] = []
+        self.unknown: list[StoredViolation] = []
+
+    def _unsupported(self, reason: str) -> str:
+        return reason if self.location is None else f"{reason} (raw log: {self.location})"
+
+    def _corrupt(self, seq: Any, text: str) -> None:
+        self.invalid.append(StoredViolation(seq, "stored_invalid", "corrupt", "SessionPersistenceCorruptionError",
+                                            f'stored session "{self.session_id}" failed validation: Error: {text}'))
+
+    def accept(self, event: Mapping[str, Any]) -> None:
+        kind = event.get("type")
+        seq = event.get("seq")
+        known = type(kind) is str and kind in self.known
+        if not known and event.get("ignorable") is not True:
+            problem = StoredViolation(seq, "unsupported_newer", "unsupported", "SessionFormatUnsupportedError",
+                                      self._unsupported(
+                                          f'session "{self.session_id}" contains event type "{js_str(kind)}" '
+                                          f"(seq {js_str(seq)}) unknown to this harness and not marked ignorable; "
+                                          "refusing to interpret the log \u2014 it was likely written by a newer harness"))
+            (self.refusals if self.version >= 4 else self.unknown).append(problem)
+        if self.version < 4 and kind in ("request/header-delta", "mode/set"):
+            self.refusals.append(StoredViolation(
+                seq, "stored_vocabulary", "unsupported", "SessionFormatUnsupportedError",
+                self._unsupported(f'session "{self.session_id}" contains unsupported legacy {kind} event '
+                                  f"at seq {js_str(seq)}")))
+        if kind == "request/header":
+            data = event.get("data")
+            if type(data) is dict and data.get("reason") == "fallback":
+                self.refusals.append(StoredViolation(
+                    seq, "stored_vocabulary", "unsupported", "SessionFormatUnsupportedError",
+                    self._unsupported(f'session "{self.session_id}" contains a request/header event '
+                                      f'(seq {js_str(seq)}) with the unsupported legacy reason "fallback"; refusing '
+                                      "to interpret the log \u2014 it was written by a retired pre-release harness")))
+        subject = f"session event at seq {js_str(seq)}"
+        if self.version >= 4:
+            problem_text = event_data_problem(event) if kind in _DATA_TYPES else None
+            if problem_text is not None:
+                self._corrupt(seq, f"{subject} {problem_text}")
+                return
+            fold_problem = surface_metadata_problem(event, version=4)
+            if fold_problem is not None:
+                self._corrupt(seq, fold_problem.message)
+                return
+        shape = message_shape_problem(event, version=self.version) if kind in _SHAPE_TYPES else None
+        if shape is not None:
+            self._corrupt(seq, f"{subject} {shape[1]}")
+
+    def finish(self) -> list[StoredViolation]:
+        """Every violation, the reference's error first (refusals, then per-event problems)."""
+        if self.version >= 4:
+            return self.refusals + self.invalid
+        return self.refusals + self.invalid + self.unknown
+
+
+_DATA_TYPES = _SURFACE_V4 | {"request/header"}
+_SHAPE_TYPES = _SURFACE_V4
+
+
+def validate_stored_events(meta: Mapping[str, Any] | None, events: Sequence[Mapping[str, Any]], *,
+                           version: int, location: str | None = None,
+                           collect: bool = False) -> list[StoredViolation]:
+    """The stored-event violations of a log (reference ``validateStoredEvents``); the first is the
+    reference's error, and ``collect=False`` returns only it."""
+    validator = StoredValidator(meta, version=version, location=location)
+    for event in events:
+        validator.accept(event)
+    found = validator.finish()
+    return found if collect else found[:1]

@@ -1,0 +1,206 @@
+"""The header record: version dispatch and the v0 / v4 header checks. Layer: io (stdlib only).
+
+Reference order (v0 spec §1.3, v4 spec §0.1 and §1.3; reference ``parseHeaderRecord``,
+``refuseForeignFormatVersion``, ``assertNoRetiredHeaderFields``, ``isHeaderLine``,
+``fromHeaderLine``):
+
+1. the first record is exactly one complete line, else ``empty or header-less session log``;
+2. it parses as JSON (UTF-8 with replacement, a BOM is not whitespace), else corrupt;
+3. v4 only: it is a JSON object (v0 lets a scalar fall through to step 5);
+4. **version refusal first**: a numeric ``version`` other than the reader's is refused as
+   unsupported (not corruption) before any shape check, naming the id through ``String(id)``;
+5. v4: retired policy keys, then the exact header shape (unknown keys are errors);
+   v0: the header shape (unknown keys are dropped), then retired policy keys.
+
+Which reader applies is the *generation*: given by the caller, else by the file name
+(``session.jsonl`` = 0, ``session.v4.jsonl`` = 4, spec v4 §0.1 item 3), else by the header's own
+``version``. Inside a generation-0 or generation-4 file any other numeric version is refused with
+the reference texts. Generations 1-3 cannot be read exactly without the runtime's migration chain
+(spec v4 §0.4, §9.2), so they are refused as "older than the supported v4", distinct from corruption.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from workbench.io import jsjson
+from workbench.io.jsjson import is_neg_zero, is_safe_int
+from workbench.io.scan import ScanIssue
+
+READABLE = (0, 4)
+"""The generations this build reads: format v0 (DSH 0.1.x) and format v4 (DSH 0.2.1)."""
+
+_NAME = re.compile(r"(?:^|[/\\_.\-])session(?:\.v([1-9][0-9]*))?\.jsonl(?:\.zstd)?$")
+
+_V4_REQUIRED = ("type", "version", "id", "createdAt", "isSeeded", "delegationDepth")
+_V4_KEYS = frozenset(_V4_REQUIRED + ("cwd", "parentSession", "origin", "agentPreset"))
+
+HEADER_MISSING = "empty or header-less session log"
+
+
+@dataclass(frozen=True, slots=True)
+class HeaderResult:
+    """Outcome of reading the header record.
+
+    `generation` is the reader that applies (0 or 4; for an invalid header the one its features
+    suggest, so a lenient reader can still show the rows). `meta` is the reference's parsed header
+    (``fromHeaderLine``) when the header is valid; `issue` the first problem, if any. `raw` is the
+    parsed JSON value (absent when the record is missing or not JSON).
+    """
+
+    generation: int
+    meta: dict | None
+    raw: Any
+    issue: ScanIssue | None
+
+    @property
+    def readable(self) -> bool:
+        """Whether rows can be read at all (a refusal or an unparsable header stops reading)."""
+        return self.issue is None or self.issue.kind in ("header_invalid", "header_retired_fields")
+
+
+def generation_from_name(name: str | None) -> int | None:
+    """The generation a file name claims: ``session.jsonl[.zstd]`` is 0, ``session.vN.jsonl`` is N."""
+    if not name:
+        return None
+    match = _NAME.search(name)
+    if match is None:
+        return None
+    return int(match.group(1)) if match.group(1) else 0
+
+
+def version_refusal(session_id: Any, version: Any, *, reader: int) -> str:
+    """The reference's direction-aware refusal text (reference: sessionFormatVersionRefusal)."""
+    sid = session_id if type(session_id) is str else jsjson.js_str(session_id)
+    shown = jsjson.js_str(version)
+    if reader == 0:
+        return (f'session "{sid}" uses log format v{shown}, but this harness reads only v0: '
+                "the log was written by a newer harness \u2014 upgrade the harness to open it")
+    if version > 4:
+        return (f'session "{sid}" uses log format v{shown}, but this harness reads only v4: '
+                "the log was written by a newer harness \u2014 upgrade the harness to open it")
+    return (f'session "{sid}" uses log format v{shown}, older than the supported v4, '
+            "and this build ships no upgrade path for it")
+
+
+def _refusal(raw: dict, version: Any, reader: int) -> ScanIssue:
+    """A version refusal; kinds: v0 ``unsupported_version``, v4 ``unsupported_newer``/``_older``."""
+    kind = "unsupported_version" if reader == 0 else "unsupported_newer" if version > 4 else "unsupported_older"
+    return ScanIssue(kind,
+                     version_refusal(raw.get("id", jsjson.ABSENT), version, reader=reader),
+                     "SessionFormatUnsupportedError", "unsupported", line=0)
+
+
+def _count(value: Any) -> bool:
+    return is_safe_int(value) and value >= 0 and not is_neg_zero(value)
+
+
+def is_header_v4(value: dict) -> bool:
+    """Reference ``isHeaderLine`` of format v4: exact key set and field types."""
+    if any(key not in value for key in _V4_REQUIRED) or any(key not in _V4_KEYS for key in value):
+        return False
+    cwd = value.get("cwd", jsjson.ABSENT)
+    origin = value.get("origin", jsjson.ABSENT)
+    preset = value.get("agentPreset", jsjson.ABSENT)
+    parent = value.get("parentSession", jsjson.ABSENT)
+    return (value["type"] == "session" and jsjson.is_number(value["version"])
+            and type(value["id"]) is str and _count(value["createdAt"])
+            and _count(value["delegationDepth"])
+            and (cwd is jsjson.ABSENT or (type(cwd) is str and cwd.startswith("/")))
+            and (parent is jsjson.ABSENT or type(parent) is str)
+            and type(value["isSeeded"]) is bool
+            and (origin is jsjson.ABSENT or origin == "subagent")
+            and (preset is jsjson.ABSENT or type(preset) is str))
+
+
+def is_header_v0(value: Any) -> bool:
+    """Reference ``isHeaderLine`` of format v0: optional fields other than origin/preset unchecked."""
+    if type(value) is not dict:
+        return False
+    origin = value.get("origin", jsjson.ABSENT)
+    preset = value.get("agentPreset", jsjson.ABSENT)
+    return (value.get("type") == "session" and jsjson.is_number(value.get("version"))
+            and type(value.get("id")) is str and _count(value.get("createdAt"))
+            and _count(value.get("delegationDepth"))
+            and (origin is jsjson.ABSENT or origin == "subagent")
+            and (preset is jsjson.ABSENT or type(preset) is str))
+
+
+def _meta(value: dict, generation: int) -> dict:
+    """Reference ``fromHeaderLine``: the logical header in writer key order, unknown keys dropped."""
+    meta: dict[str, Any] = {"version": generation, "id": value["id"], "createdAt": value["createdAt"]}
+    for key in ("cwd", "parentSession"):
+        if key in value:
+            meta[key] = value[key]
+    if generation == 0:
+        if "seedLength" in value:
+            meta["seedLength"] = value["seedLength"]
+    else:
+        meta["isSeeded"] = value["isSeeded"]
+    if "origin" in value:
+        meta["origin"] = value["origin"]
+    meta["delegationDepth"] = value["delegationDepth"]
+    if "agentPreset" in value:
+        meta["agentPreset"] = value["agentPreset"]
+    return meta
+
+
+def _sniff(value: Any) -> int:
+    """The generation an invalid header's features suggest (spec v4 §0.3): v4 has ``isSeeded``."""
+    if type(value) is dict and "isSeeded" in value and "seedLength" not in value:
+        return 4
+    return 0
+
+
+def _invalid(message: str = "corrupt session log: first line is not a session header",
+             kind: str = "header_invalid") -> ScanIssue:
+    return ScanIssue(kind, message, line=0)
+
+
+_RETIRED = ScanIssue("header_retired_fields", "session header uses retired policy baseline fields", line=0)
+
+
+def parse_header_record(record: bytes, *, generation: int | None = None,
+                        name: str | None = None) -> HeaderResult:
+    """Read the first record (including its ``\\n``) with the reader `generation`.
+
+    `generation` None: decided by `name` (`generation_from_name`), else by the header's version.
+    """
+    gen = generation if generation is not None else generation_from_name(name)
+    fallback = gen if gen in READABLE else 4
+    if not record or record[-1:] != b"\n" or record.find(b"\n") != len(record) - 1:
+        return HeaderResult(fallback, None, jsjson.ABSENT, _invalid(HEADER_MISSING, "header_missing"))
+    try:
+        value = jsjson.loads(record[:-1])
+    except (ValueError, UnicodeDecodeError):
+        return HeaderResult(fallback, None, jsjson.ABSENT,
+                            _invalid("corrupt session log: header line is not valid JSON", "header_not_json"))
+    version = value.get("version", jsjson.ABSENT) if type(value) is dict else jsjson.ABSENT
+    numeric = jsjson.is_number(version)
+    sniffed = gen is None or gen not in READABLE
+    if sniffed:
+        if numeric and version in READABLE:
+            gen = int(version)
+        elif numeric:
+            return HeaderResult(4, None, value, _refusal(value, version, 4))
+        else:
+            gen = _sniff(value) if type(value) is dict else fallback
+    if gen == 4:
+        if type(value) is not dict:
+            return HeaderResult(4, None, value, _invalid("corrupt session log: first line is not a JSON object",
+                                                         "header_not_object"))
+        if numeric and version != 4:
+            return HeaderResult(4, None, value, _refusal(value, version, 4))
+        if "sandboxMode" in value or "approvalPolicy" in value:
+            return HeaderResult(4, None, value, _RETIRED)
+        if not is_header_v4(value):
+            return HeaderResult(_sniff(value) if sniffed else 4, None, value, _invalid())
+        return HeaderResult(4, _meta(value, 4), value, None)
+    if numeric and version != 0:
+        return HeaderResult(0, None, value, _refusal(value, version, 0))
+    if not is_header_v0(value):
+        return HeaderResult(0, None, value, _invalid())
+    if "sandboxMode" in value or "approvalPolicy" in value:
+        return HeaderResult(0, None, value, _RETIRED)
+    return HeaderResult(0, _meta(value, 0), value, None)

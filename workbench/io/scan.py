@@ -1,0 +1,219 @@
+"""The JSONL line scanner shared by both formats. Layer: io (stdlib + orjson only).
+
+A session log body is a byte stream of ``\\n``-terminated records after the header record. This
+module finds the records, parses each one once, and keeps the *committed prefix* exactly as the
+reference ``SessionLogScanner`` does (v0 spec §1.7, v4 spec §1.7):
+
+* a final fragment without ``\\n`` is a torn tail: never parsed, never committed;
+* the first problem line (unparsable JSON, a malformed row, a seq gap, ...) is the *issue*: it ends
+  the committed prefix; only the first one is kept;
+* after the issue, later lines are parsed only to look for a ``turn/end``: one makes the issue fatal
+  (damage inside committed history), otherwise everything from the issue on is a tolerated tail;
+* lines are numbered 1-based from the first line after the header (the reference's ``eventLine``);
+  ``\\r`` before ``\\n`` is JSON whitespace; an empty line is unparsable; a BOM is not stripped.
+
+The format-specific work is a `RowCodec`: it admits and decodes one parsed line into events and
+reports problems as `RowIssue`. The scanner itself never keeps events: it hands each accepted
+event, with the location of its bytes, to a sink (see `workbench.io.store`), so a million-line log
+is parsed exactly once and never held in memory as parsed dicts unless the sink decides to.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol
+
+import orjson
+
+from workbench.io import jsjson
+
+IssueClass = Literal["corrupt", "unsupported"]
+
+
+@dataclass(frozen=True, slots=True)
+class ScanIssue:
+    """One reference-level problem found while reading bytes, a header or rows.
+
+    `kind` is the stable conformance kind, `message` the reference text, `name` the reference's
+    error class name (``Error``, ``SessionFormatError``, ``SessionFormatUnsupportedError``,
+    ``TypeError``) and `klass` whether the reference calls it corruption or a format refusal.
+    """
+
+    kind: str
+    message: str
+    name: str = "Error"
+    klass: IssueClass = "corrupt"
+    line: int | None = None
+    seq: int | None = None
+    frame: int | None = None
+    byte_offset: int | None = None
+
+
+class IssueError(Exception):
+    """Raised inside io when reading cannot go on; carries the `ScanIssue`."""
+
+    def __init__(self, issue: ScanIssue) -> None:
+        super().__init__(issue.message)
+        self.issue = issue
+
+
+class RowIssue(Exception):
+    """A row codec's verdict on one line.
+
+    ``fatal=False``: the line stops the committed prefix (it becomes the scanner's issue unless one
+    exists); ``fatal=True``: reading stops at once (retired syntax, a ``TypeError``).
+    `turn_end` says whether the offending line itself holds a ``turn/end`` (then the issue is fatal).
+    """
+
+    def __init__(self, kind: str, message: str, *, fatal: bool = False, name: str = "Error",
+                 klass: IssueClass = "corrupt", turn_end: bool = False) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+        self.fatal = fatal
+        self.name = name
+        self.klass = klass
+        self.turn_end = turn_end
+
+
+class RowCodec(Protocol):
+    """Format-specific handling of one parsed line (v0: `workbench.io.legacy`, v4: `rows_v4`)."""
+
+    def decode(self, value: Any, line: int, expected_seq: int) -> list[dict]:
+        """The events the line adds at `expected_seq`, or raise `RowIssue`."""
+
+    unparsable_kind: str
+    """Kind of an unparsable line (v0 ``unparsable_committed_event``, v4 ``unparsable_committed``)."""
+
+    def screen(self, value: Any, raw: bytes) -> None:
+        """Checks that apply even after an issue (v4 row admission); raise a fatal `RowIssue`."""
+
+    def holds_turn_end(self, value: Any) -> bool:
+        """Whether a line after the issue contains a ``turn/end`` (which makes the issue fatal)."""
+
+
+Sink = Callable[[list, int, int, int], None]
+"""``sink(events, line, start, end)``: events accepted from the line whose bytes are
+``[start, end)`` in the scanned plaintext (``end`` excludes the newline)."""
+
+_INT_NEG_ZERO = re.compile(rb"-0(?![.0-9eE])")
+
+
+def parse_line(line: bytes) -> Any:
+    """`JSON.parse(line.toString("utf8"))` with one orjson pass in the common case.
+
+    orjson keeps ``-0.0`` but reads the integer literal ``-0`` as ``0``; only lines that may hold
+    that literal (or that orjson refuses: lone surrogates, Infinity, invalid UTF-8) take the exact
+    slow path of `workbench.io.jsjson`.
+    """
+    if _INT_NEG_ZERO.search(line) is None:
+        try:
+            return orjson.loads(line)
+        except orjson.JSONDecodeError:
+            pass
+    return jsjson.loads(line)
+
+
+class LineScanner:
+    """Incremental scanner over the event records that follow a header record.
+
+    Feed plaintext with `write` (any chunking; a record may span chunks), then call `finish`.
+    `committed_bytes` counts from the start of the plaintext stream including the header record
+    (``base`` at construction), exactly like the reference.
+    """
+
+    __slots__ = ("codec", "sink", "input_bytes", "committed_bytes", "line", "event_count",
+                 "issue", "fatal", "_fragments", "_fragment_start", "checkpoint_count")
+
+    def __init__(self, codec: RowCodec, sink: Sink, *, base: int = 0) -> None:
+        self.codec = codec
+        self.sink = sink
+        self.input_bytes = base
+        self.committed_bytes = base
+        self.line = 0
+        self.event_count = 0
+        self.issue: ScanIssue | None = None
+        self.fatal: ScanIssue | None = None
+        self._fragments: list[bytes] = []
+        self._fragment_start = base
+        self.checkpoint_count = 0
+
+    @property
+    def stopped(self) -> bool:
+        """True once a fatal problem ended reading (nothing more is consumed)."""
+        return self.fatal is not None
+
+    @property
+    def pending_bytes(self) -> int:
+        """Bytes of an incomplete final record held back (the torn fragment so far)."""
+        return sum(len(f) for f in self._fragments)
+
+    def write(self, chunk: bytes | memoryview) -> None:
+        """Consume the next plaintext bytes; complete records are scanned at once."""
+        if self.fatal is not None:
+            self.input_bytes += len(chunk)
+            return
+        chunk_start = self.input_bytes
+        self.input_bytes += len(chunk)
+        data = bytes(chunk) if not isinstance(chunk, bytes) else chunk
+        find = data.find
+        pos = 0
+        newline = find(b"\n")
+        if newline != -1 and self._fragments:
+            self._fragments.append(data[:newline])
+            line_bytes = b"".join(self._fragments)
+            self._fragments = []
+            self._consume(line_bytes, self._fragment_start, chunk_start + newline)
+            pos = newline + 1
+            newline = find(b"\n", pos)
+        consume = self._consume
+        while newline != -1:
+            if self.fatal is not None:
+                return
+            consume(data[pos:newline], chunk_start + pos, chunk_start + newline)
+            pos = newline + 1
+            newline = find(b"\n", pos)
+        if pos < len(data) and self.fatal is None:
+            if not self._fragments:
+                self._fragment_start = chunk_start + pos
+            self._fragments.append(data[pos:])
+
+    def _consume(self, line_bytes: bytes, start: int, end: int) -> None:
+        self.line += 1
+        line = self.line
+        codec = self.codec
+        try:
+            value = parse_line(line_bytes)
+        except (ValueError, UnicodeDecodeError):
+            if self.issue is None:
+                self.issue = ScanIssue(codec.unparsable_kind,
+                                       f"corrupt session log: unparsable committed event at line {line}",
+                                       line=line, byte_offset=start)
+            return
+        try:
+            codec.screen(value, line_bytes)
+            if self.issue is not None:
+                if codec.holds_turn_end(value):
+                    self.fatal = self.issue
+                return
+            events = codec.decode(value, line, self.event_count)
+        except RowIssue as exc:
+            found = ScanIssue(exc.kind, exc.message, exc.name, exc.klass, line=line,
+                              seq=self.event_count, byte_offset=start)
+            if exc.fatal:
+                self.fatal = found
+            elif self.issue is None:
+                self.issue = found
+                if exc.turn_end:
+                    self.fatal = found
+            return
+        self.event_count += len(events)
+        self.committed_bytes = end + 1
+        self.sink(events, line, start, end)
+
+    def finish(self) -> bool:
+        """End of input: an unterminated final record is a torn tail. Returns whether one exists."""
+        torn = bool(self._fragments)
+        self._fragments = []
+        return torn

@@ -1,0 +1,280 @@
+"""The event container behind `Log.events`: a read-only sequence of event dicts. Layer: io.
+
+Sessions reach 1.3 million events; their parsed dicts would not fit in memory (peak RSS must stay
+under 1 GiB), so the store keeps, per event, only where its line lives and parses on demand:
+
+* a raw ``.jsonl`` file: byte offset and length, read back with ``os.pread`` from the file opened
+  read-only (never a mapped or whole-file buffer);
+* a zstd log: the frame and the offset inside its plaintext; frames are decompressed on demand
+  and a few are cached;
+* an event whose logical form is not what re-parsing its line gives (a v0 packed-row member, an
+  implicit fixture seq, a normalized legacy shape, a record spanning two zstd frames) keeps its
+  line reference plus, when needed, the decoded dict itself.
+
+Small logs (below `KEEP_EVENTS` events and `KEEP_BYTES` bytes of lines) simply keep every parsed
+dict: the fast path. Parsed dicts of large logs are cached in a small LRU. Events are shared,
+never copied: callers must not mutate them. The per-event type is kept as a small code so
+filters by type never parse.
+"""
+from __future__ import annotations
+
+import os
+import threading
+import weakref
+from array import array
+from bisect import bisect_right
+from collections import OrderedDict
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, overload
+
+from workbench.io.scan import parse_line
+
+KEEP_EVENTS = 200_000
+"""Keep parsed dicts of logs up to this many events (fast path)."""
+
+KEEP_BYTES = 64 * 1024 * 1024
+"""... and up to this many bytes of event lines."""
+
+CACHE_EVENTS = 4096
+"""Parsed dicts kept by a large log's LRU."""
+
+CACHE_FRAMES = 8
+"""Decompressed zstd frames kept by a large log's LRU."""
+
+
+
+class Source:
+    """Random access to the plaintext bytes a log's events were scanned from."""
+
+    def read(self, segment: int, offset: int, length: int) -> bytes:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def close(self) -> None:
+        return None
+
+
+class BytesSource(Source):
+    """Plaintext held in memory (`read_bytes`): segment 0 is the buffer."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+
+    def read(self, segment: int, offset: int, length: int) -> bytes:
+        return self.data[offset:offset + length]
+
+
+class FileSource(Source):
+    """A raw ``.jsonl`` file read with ``pread``; opened read-only on first use."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self._fd: int | None = None
+        self._lock = threading.Lock()
+        self._finalizer: Any = None
+
+    def _open(self) -> int:
+        with self._lock:
+            if self._fd is None:
+                self._fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+                self._finalizer = weakref.finalize(self, os.close, self._fd)
+            return self._fd
+
+    def read(self, segment: int, offset: int, length: int) -> bytes:
+        return os.pread(self._open(), length, offset)
+
+    def close(self) -> None:
+        if self._finalizer is not None:
+            self._finalizer()
+            self._finalizer = None
+            self._fd = None
+
+
+class FrameSource(Source):
+    """A zstd log: segment k is the plaintext of frame k, decompressed on demand (LRU)."""
+
+    def __init__(self, compressed: Source, frames: list[tuple[int, int, bool]],
+                 decode: Callable[[bytes, int, bool], bytes]) -> None:
+        self.compressed = compressed
+        self.frames = frames  # (start, end, torn) byte ranges of the compressed file
+        self._decode = decode
+        self._cache: OrderedDict[int, bytes] = OrderedDict()
+
+    def plaintext(self, segment: int) -> bytes:
+        cached = self._cache.get(segment)
+        if cached is not None:
+            self._cache.move_to_end(segment)
+            return cached
+        start, end, torn = self.frames[segment]
+        data = self._decode(self.compressed.read(0, start, end - start), start, torn)
+        self._cache[segment] = data
+        if len(self._cache) > CACHE_FRAMES:
+            self._cache.popitem(last=False)
+        return data
+
+    def read(self, segment: int, offset: int, length: int) -> bytes:
+        return self.plaintext(segment)[offset:offset + length]
+
+    def close(self) -> None:
+        self._cache.clear()
+        self.compressed.close()
+
+
+class EventStore(Sequence):
+    """Read-only ``Sequence[dict]`` of a log's events (index == seq); see the module docstring."""
+
+    def __init__(self, source: Source, reparse: Callable[[dict], dict], *,
+                 keep_events: int = KEEP_EVENTS, keep_bytes: int = KEEP_BYTES) -> None:
+        self._source = source
+        self._reparse = reparse
+        self._keep_events = keep_events
+        self._keep_bytes = keep_bytes
+        self._dicts: list[dict] | None = []
+        self._bytes = 0
+        self._offset = array("q")
+        self._length = array("l")
+        self._line = array("l")
+        self._type = array("H")
+        self._types: list[Any] = []
+        self._type_codes: dict[Any, int] = {}
+        self._run_starts: list[int] = [0]
+        self._run_segments: list[int] = [0]
+        self._members: dict[int, int] = {}
+        self._inline: dict[int, dict] = {}
+        self._spanning: set[int] = set()
+        self._cache: OrderedDict[int, dict] = OrderedDict()
+        self._segment_base = 0
+        self._segment_end: int | None = None
+
+    # -- building (called by the reader while it scans) ---------------------------------------
+
+    def begin_segment(self, segment: int, plain_start: int, plain_end: int | None) -> None:
+        """Lines from plaintext offset `plain_start` on live in `segment` (a zstd frame)."""
+        if self._run_starts[-1] == len(self._type):
+            self._run_segments[-1] = segment
+        else:
+            self._run_starts.append(len(self._type))
+            self._run_segments.append(segment)
+        self._segment_base = plain_start
+        self._segment_end = plain_end
+
+    def add(self, events: list, line: int, start: int, end: int, inline: bool = False,
+            packed: bool = False) -> None:
+        """Record the events decoded from the line at plaintext ``[start, end)``."""
+        index = len(self._type)
+        if start < self._segment_base or (self._segment_end is not None and end > self._segment_end):
+            inline = True
+            self._spanning.update(range(index, index + len(events)))
+        offset = start - self._segment_base
+        length = end - start
+        codes = self._type_codes
+        for member, event in enumerate(events):
+            kind = event.get("type") if type(event) is dict else None
+            code = codes.get(kind)
+            if code is None:
+                code = codes[kind] = len(self._types)
+                self._types.append(kind)
+            self._type.append(code)
+            self._offset.append(offset)
+            self._length.append(length)
+            self._line.append(line)
+            if packed:
+                self._members[index + member] = member
+            if inline:
+                self._inline[index + member] = event
+        dicts = self._dicts
+        if dicts is not None:
+            dicts.extend(events)
+            self._bytes += length
+            if len(dicts) > self._keep_events or self._bytes > self._keep_bytes:
+                self._dicts = None
+
+    def _segment_of(self, index: int) -> int:
+        return self._run_segments[bisect_right(self._run_starts, index) - 1]
+
+    @property
+    def lazy(self) -> bool:
+        """Whether events are parsed on demand (a large log) rather than kept."""
+        return self._dicts is None
+
+    # -- reading --------------------------------------------------------------------------------
+
+    def __len__(self) -> int:
+        return len(self._type)
+
+    @overload
+    def __getitem__(self, index: int) -> dict: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[dict]: ...
+
+    def __getitem__(self, index: int | slice) -> Any:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        if self._dicts is not None:
+            return self._dicts[index]
+        n = len(self._type)
+        if index < 0:
+            index += n
+        if not 0 <= index < n:
+            raise IndexError("event index out of range")
+        cached = self._cache.get(index)
+        if cached is not None:
+            self._cache.move_to_end(index)
+            return cached
+        event = self._load(index)
+        self._cache[index] = event
+        if len(self._cache) > CACHE_EVENTS:
+            self._cache.popitem(last=False)
+        return event
+
+    def _load(self, index: int) -> dict:
+        inline = self._inline.get(index)
+        if inline is not None:
+            return inline
+        raw = self._source.read(self._segment_of(index), self._offset[index], self._length[index])
+        value = parse_line(raw)
+        member = self._members.get(index)
+        if member is not None:
+            from workbench.io import rows_v0
+            return rows_v0.decode_storage_record(value)[member]
+        return self._reparse(value)
+
+    def __iter__(self) -> Iterator[dict]:
+        if self._dicts is not None:
+            return iter(self._dicts)
+        return self._iter_lazy()
+
+    def _iter_lazy(self) -> Iterator[dict]:
+        for index in range(len(self._type)):
+            yield self[index]
+
+    def type_of(self, index: int) -> Any:
+        """The event's ``type`` without parsing it."""
+        return self._types[self._type[index]]
+
+    def line_of(self, index: int) -> int:
+        """1-based body line (the header is line 0) of the record holding the event."""
+        return self._line[index]
+
+    def raw_line(self, index: int) -> bytes:
+        """The stored bytes of the line holding the event (without its newline)."""
+        if index in self._spanning:
+            from workbench.io.jsjson import stringify
+            return stringify(self._inline[index]).encode("utf-8", "surrogatepass")
+        return self._source.read(self._segment_of(index), self._offset[index], self._length[index])
+
+    def indexes_of_type(self, kind: str) -> list[int]:
+        """Seqs of every event of one type, from the type codes (no parsing)."""
+        code = self._type_codes.get(kind)
+        if code is None:
+            return []
+        return [i for i, c in enumerate(self._type) if c == code]
+
+    def close(self) -> None:
+        """Release the file descriptor and frame cache (reading again reopens them)."""
+        self._cache.clear()
+        self._source.close()
+
+    def __repr__(self) -> str:
+        mode = "lazy" if self._dicts is None else "kept"
+        return f"EventStore({len(self)} events, {mode})"

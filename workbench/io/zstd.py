@@ -1,0 +1,187 @@
+"""The multi-frame Zstandard container of ``*.jsonl.zstd`` logs. Layer: io (stdlib + zstandard).
+
+A zstd log is a plain concatenation of independent standard frames (v0 spec §1.6, v4 spec §1.6):
+frame 1 holds only the header line, every later frame one durable append batch. Frames carry a
+content checksum and usually no content size, so they are decoded one at a time with a streaming
+decompressor (a one-shot ``decompress`` would stop after the first frame or need an output size).
+
+Rules reproduced from the reference (``scanZstdFrames``, ``readZstdPrefix``):
+
+* the frame-boundary scan walks frame headers and block headers without decompressing; a wrong
+  magic (skippable frames included), a reserved descriptor bit or a reserved block type is
+  corruption (``zstd_structure``); running out of bytes inside a frame makes it the torn final
+  frame, whose start is where a repair truncates;
+* every complete frame must decode and pass its checksum (``zstd_frame_invalid``);
+* from the torn final frame the reader keeps whatever the decoder yields (stored blocks decode
+  partially, compressed blocks only when complete); a decoder error there yields nothing.
+
+Untrusted input: a frame that expands beyond `MAX_FRAME_OUTPUT` (or a log beyond
+`MAX_TOTAL_OUTPUT`) is refused as ``zstd_output_limit`` instead of exhausting memory.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import zstandard
+
+from workbench.io.scan import IssueError, ScanIssue
+
+MAGIC = 0xFD2FB528
+MAGIC_BYTES = b"\x28\xb5\x2f\xfd"
+"""First four bytes of every standard frame: how a zstd log is recognised (never by name)."""
+
+MAX_FRAME_OUTPUT = 256 * 1024 * 1024
+"""Largest plaintext accepted from one frame (the writer's frames are one append batch each)."""
+
+MAX_TOTAL_OUTPUT = 64 * 1024 * 1024 * 1024
+"""Largest plaintext accepted from one log; only a decompression bomb reaches it."""
+
+_FEED = 1024
+"""Compressed bytes fed per decoder call: bounds the output of one call to ~32 MiB (RLE ratio)."""
+
+
+@dataclass(frozen=True, slots=True)
+class FrameScan:
+    """Complete frames as ``(start, end)`` byte ranges, and the torn final frame's start."""
+
+    frames: tuple[tuple[int, int], ...]
+    torn_start: int | None
+
+
+def _structure(message: str, offset: int) -> IssueError:
+    return IssueError(ScanIssue("zstd_structure", f"corrupt Zstandard session log: {message} at byte {offset}",
+                                byte_offset=offset))
+
+
+def scan_frames(buf: bytes | memoryview, max_frames: int | None = None) -> FrameScan:
+    """Locate complete frames without decompressing (reference: scanZstdFrames)."""
+    frames: list[tuple[int, int]] = []
+    size = len(buf)
+    offset = 0
+    while offset < size:
+        start = offset
+        if size - offset < 4:
+            return FrameScan(tuple(frames), start)
+        if int.from_bytes(buf[offset:offset + 4], "little") != MAGIC:
+            raise _structure("invalid frame magic", offset)
+        offset += 4
+        if offset == size:
+            return FrameScan(tuple(frames), start)
+        descriptor = buf[offset]
+        offset += 1
+        if descriptor & 0x18:
+            raise _structure("reserved frame-header bit", offset - 1)
+        fcs_flag = descriptor >> 6
+        single = bool(descriptor & 0x20)
+        checksum = bool(descriptor & 0x04)
+        dict_flag = descriptor & 0x03
+        dict_bytes = 4 if dict_flag == 3 else dict_flag
+        fcs_bytes = (1 if single else 0) if fcs_flag == 0 else 1 << fcs_flag
+        header_rest = (0 if single else 1) + dict_bytes + fcs_bytes
+        if size - offset < header_rest:
+            return FrameScan(tuple(frames), start)
+        offset += header_rest
+        while True:
+            if size - offset < 3:
+                return FrameScan(tuple(frames), start)
+            block = int.from_bytes(buf[offset:offset + 3], "little")
+            offset += 3
+            block_type = (block >> 1) & 3
+            if block_type == 3:
+                raise _structure("reserved block type", offset - 3)
+            payload = 1 if block_type == 1 else block >> 3
+            if size - offset < payload:
+                return FrameScan(tuple(frames), start)
+            offset += payload
+            if block & 1:
+                break
+        if checksum:
+            if size - offset < 4:
+                return FrameScan(tuple(frames), start)
+            offset += 4
+        frames.append((start, offset))
+        if max_frames is not None and len(frames) == max_frames:
+            return FrameScan(tuple(frames), None)
+    return FrameScan(tuple(frames), None)
+
+
+_DCTX = zstandard.ZstdDecompressor()
+
+
+def _limit(start: int, limit: int) -> IssueError:
+    return IssueError(ScanIssue(
+        "zstd_output_limit",
+        f"Zstandard frame at byte {start} expands beyond {limit} bytes; refusing to decompress it",
+        byte_offset=start))
+
+
+def decode_frame(frame: bytes | memoryview, start: int, *, limit: int = MAX_FRAME_OUTPUT) -> bytes:
+    """Plaintext of one complete frame, checksum verified (reference: the frame decoder).
+
+    `start` is the frame's byte offset in the file, for the reference message.
+    """
+    view = memoryview(frame)
+    dobj = _DCTX.decompressobj()
+    parts: list[bytes] = []
+    produced = 0
+    try:
+        for pos in range(0, len(view), _FEED):
+            out = dobj.decompress(view[pos:pos + _FEED])
+            if out:
+                produced += len(out)
+                if produced > limit:
+                    raise _limit(start, limit)
+                parts.append(out)
+        complete = dobj.eof
+    except zstandard.ZstdError as exc:
+        raise IssueError(ScanIssue(
+            "zstd_frame_invalid", f"corrupt Zstandard session log: frame at byte {start} failed validation",
+            byte_offset=start)) from exc
+    if not complete:
+        raise IssueError(ScanIssue(
+            "zstd_frame_invalid", f"corrupt Zstandard session log: frame at byte {start} failed validation",
+            byte_offset=start))
+    return b"".join(parts)
+
+
+def decode_torn_prefix(data: bytes | memoryview, *, limit: int = MAX_FRAME_OUTPUT) -> bytes:
+    """What a streaming decoder yields from an incomplete final frame; b"" when it fails.
+
+    Reference: decompressZstdPrefix with flush semantics; any decoder error discards it all.
+    """
+    view = memoryview(data)
+    dobj = _DCTX.decompressobj()
+    parts: list[bytes] = []
+    produced = 0
+    try:
+        for pos in range(0, len(view), _FEED):
+            out = dobj.decompress(view[pos:pos + _FEED])
+            if out:
+                produced += len(out)
+                if produced > limit:
+                    return b""
+                parts.append(out)
+    except zstandard.ZstdError:
+        return b""
+    return b"".join(parts)
+
+
+def assert_header_frame(plaintext: bytes) -> None:
+    """Frame 1 must be exactly one ``\\n``-terminated line (reference: assertZstdHeaderFrame)."""
+    if not plaintext or plaintext.find(b"\n") != len(plaintext) - 1:
+        raise IssueError(ScanIssue("zstd_header_frame",
+                                   "corrupt Zstandard session log: first frame is not exactly one header line",
+                                   frame=1))
+
+
+def compress_frames(chunks: list[bytes], *, level: int = 3) -> bytes:
+    """Concatenated independent frames with checksum and no content size, as the writer makes them.
+
+    For tests and tools that need a zstd log; the reader never calls it.
+    """
+    cctx = zstandard.ZstdCompressor(level=level, write_checksum=True, write_content_size=False)
+    out = []
+    for chunk in chunks:
+        obj = cctx.compressobj()
+        out.append(obj.compress(chunk) + obj.flush())
+    return b"".join(out)
