@@ -23,7 +23,7 @@ PAYLOADS = [
 
 ALLOWED_TAGS = {"style", "div", "b", "pre", "table", "caption", "thead", "tbody", "tr", "th", "td",
                 "span", "details", "summary", "ul", "li"}
-ALLOWED_ATTRS = {"class", "data-seq", "data-act", "title", "style", "open"}
+ALLOWED_ATTRS = {"class", "data-seq", "data-act", "data-key", "title", "style", "open"}
 
 
 class _Audit(HTMLParser):

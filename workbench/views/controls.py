@@ -79,7 +79,6 @@ class StepControls(widgets.VBox):
             button.on_click(lambda _b, where=where, name=button.tooltip: self._go(where, name))
         self.go.on_click(lambda _b: state.move(self.jump.value))
         self.find.on_click(lambda _b: self.search())
-        self.query.on_submit(lambda _t: self.search())
         state.observe(self._sync, names="step")
         super().__init__([
             widgets.HBox([self.play, self.speed, self.stride, self.back, self.slider,

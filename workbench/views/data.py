@@ -56,6 +56,7 @@ class Bracket:
     replacement: int
     end: int
     status: str
+    end_seed: int = -1  # the session/end-seed that released a never-closed attempt
 
     @property
     def last(self) -> int:
@@ -112,16 +113,16 @@ class ViewData:
         if frame.empty:
             return ()
         cols = [_ints(frame[c]) if c in frame else np.full(len(frame), -1, dtype=np.int64)
-                for c in ("start_seq", "summary_seq", "replacement_seq", "end_seq")]
+                for c in ("start_seq", "summary_seq", "replacement_seq", "end_seq",
+                          "end_seed_seq")]
         statuses = [status_name(s) for s in frame["status"].astype(object)]
-        return tuple(Bracket(i, int(a), int(b), int(c), int(d), statuses[i])
-                     for i, (a, b, c, d) in enumerate(zip(*cols)))
+        return tuple(Bracket(i, int(a), int(b), int(c), int(d), statuses[i], int(e))
+                     for i, (a, b, c, d, e) in enumerate(zip(*cols)))
 
     @cached_property
     def _bracket_spans(self) -> tuple[np.ndarray, np.ndarray]:
         starts = np.array([b.start for b in self.brackets], dtype=np.int64)
-        ends = np.array([b.end if b.end >= 0 else self.last_seq for b in self.brackets],
-                        dtype=np.int64)
+        ends = np.array([self.bracket_end(b) for b in self.brackets], dtype=np.int64)
         return starts, ends
 
     def brackets_between(self, lo: int, hi: int) -> list[Bracket]:
@@ -131,7 +132,11 @@ class ViewData:
         return [self.brackets[i] for i in hit]
 
     def bracket_end(self, bracket: Bracket) -> int:
-        return bracket.end if bracket.end >= 0 else self.last_seq
+        """Last seq a bracket covers: its end; for a never-closed one, the end-seed that
+        released it (stale) or the end of the log (interrupted)."""
+        if bracket.end >= 0:
+            return bracket.end
+        return bracket.end_seed if bracket.end_seed >= 0 else self.last_seq
 
     # -- model calls --------------------------------------------------------------------------
 
@@ -147,7 +152,7 @@ class ViewData:
 
     @cached_property
     def navigator(self) -> Navigator:
-        targets = [self.bracket_end(b) if b.end >= 0 else b.last for b in self.brackets]
+        targets = [b.end if b.end >= 0 else b.last for b in self.brackets]
         requests = [a.seq for a in self.session.attempts]
         return Navigator(self.events_frame, compactions=seq_array(targets),
                          requests=seq_array(requests))

@@ -46,8 +46,10 @@ class LogPane(Panel):
             for b in brackets:
                 end = data.bracket_end(b)
                 if b.start <= seq <= end:
-                    part = ("single" if b.start == end else "start" if seq == b.start
-                            else "end" if seq == end else "inside")
+                    closed = b.end >= 0
+                    part = ("single" if b.start == end and closed else "start"
+                            if seq == b.start else "end" if seq == end and closed
+                            else "inside")
                     bar = (b.status, part)
                     break
             rows.append(LogRow(seq=seq, type=data.type[seq] or "", role=data.role[seq],

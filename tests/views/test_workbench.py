@@ -1,0 +1,121 @@
+"""The composite widget: one state, every view follows it; errors are shown, log text escaped."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from html.parser import HTMLParser
+
+import pytest
+
+import workbench
+from workbench.views import LogPane, Workbench
+from workbench.views.data import view_data
+
+from conftest import PAYLOADS  # type: ignore[import-not-found]  # tests/views/conftest.py
+
+
+def test_slider_drives_every_view(session):
+    wb = Workbench(session)
+    before = {v: getattr(v, "pane", None) and v.pane.html for v in wb.views}
+    wb.controls.slider.value = 22
+    assert wb.state.step == 22 == wb.state.selected
+    assert 'wb-step" data-seq="22"' in wb.log_pane.pane.html
+    assert "surface at seq 22: 2 nodes" in wb.surface_pane.pane.html
+    assert wb.token_timeline.cursor == 22 and wb.bracket_chart.cursor == 22
+    assert "event #22 · user/message" in wb.inspector.pane.html
+    changed = [type(v).__name__ for v in wb.views if getattr(v, "pane", None) is not None
+               and v.pane.html != before[v]]
+    assert changed == ["LogPane", "SurfacePane", "Inspector"]  # the diff waits for its steps
+    assert all(v.last_error is None for v in wb.views)
+
+
+def test_next_compaction_shows_the_shadowed_range(session):
+    wb = Workbench(session)
+    wb.controls.next_compaction.click()
+    assert wb.state.step == 23
+    assert "hidden by #22" in wb.log_pane.pane.html
+    assert "replaces #3…#13 (5 nodes)" in wb.surface_pane.pane.html
+
+
+def test_a_failing_view_shows_its_error_and_recovers(session, monkeypatch):
+    wb = Workbench(session)
+
+    def broken(self, step):
+        raise RuntimeError(f"cannot draw <b>{step}</b>")
+
+    monkeypatch.setattr(LogPane, "rows", broken)
+    wb.state.step = 5
+    pane = wb.log_pane
+    assert isinstance(pane.last_error, RuntimeError)
+    assert pane._error.layout.display is None
+    assert "log pane at seq 5 failed" in pane._error.value
+    assert "cannot draw &lt;b&gt;5&lt;/b&gt;" in pane._error.value
+    assert wb.surface_pane.last_error is None and wb.token_timeline.cursor == 5
+    monkeypatch.undo()
+    wb.state.step = 6
+    assert pane.last_error is None and pane._error.layout.display == "none"
+
+
+class _Tags(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: set[str] = set()
+        self.attrs: set[str] = set()
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.add(tag)
+        self.attrs.update(name for name, _ in attrs)
+
+
+def test_payloads_in_a_log_stay_text_in_every_pane(payload_session):
+    wb = Workbench(payload_session)
+    for step in range(len(payload_session)):
+        wb.state.step = step
+        for view in wb.views:
+            if getattr(view, "pane", None) is None:
+                continue
+            seen = _Tags()
+            seen.feed(view.pane.html)
+            assert not seen.tags & {"script", "img", "a", "iframe", "svg"}, view
+            assert not {a for a in seen.attrs if a.startswith("on") or a in ("href", "src")}
+    wb.state.step = 3
+    assert "&lt;script&gt;window.__pwned = 1&lt;/script&gt;" in wb.log_pane.pane.html
+    summary = wb.children[0].value
+    assert "&lt;b&gt;session&lt;/b&gt;" in summary and "<b>session" not in summary
+    for payload in PAYLOADS:
+        assert payload not in wb.surface_pane.pane.html
+
+
+def test_workbench_of_an_empty_log_builds(tmp_path):
+    from workbench.build import LogBuilder
+
+    from conftest import load_session  # type: ignore[import-not-found]
+    path = tmp_path / "empty.v4.jsonl"
+    LogBuilder(version=4, session_id="empty").write(path)
+    wb = Workbench(load_session(path))
+    assert wb.state.last_seq == 0
+    assert all(v.last_error is None for v in wb.views)
+
+
+def test_views_share_one_view_data_per_session(session):
+    wb = Workbench(session)
+    assert wb.log_pane.data is wb.surface_pane.data is view_data(session)
+
+
+def test_workbench_and_show_resolve_lazily_from_the_package():
+    code = ("import sys, workbench; assert 'ipywidgets' not in sys.modules; "
+            "from workbench.views import Workbench, show; "
+            "assert workbench.Workbench is Workbench and workbench.show is show")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert callable(workbench.show)
+
+
+@pytest.mark.parametrize("as_path", [pytest.param(True, id="path"),
+                                     pytest.param(False, id="session")])
+def test_show_displays_one_workbench(session, monkeypatch, as_path):
+    shown = []
+    monkeypatch.setattr("IPython.display.display", lambda obj: shown.append(obj))
+    source = session.path if as_path else session
+    assert workbench.show(source) is None
+    assert len(shown) == 1 and isinstance(shown[0], Workbench)
