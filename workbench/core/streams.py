@@ -20,15 +20,21 @@ they were parsed (not copied): callers must not mutate them.
 """
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Any
 
+from workbench.core.assembly import (
+    Assembly,
+    AssemblyError,
+    BlockAssembler,
+    assemble,
+    assemble_stream,
+    js_get,
+    js_is_blank,
+)
 from workbench.errors import WorkbenchError
 from workbench.io.jsjson import (
     ABSENT,
-    MAX_SAFE_INTEGER,
     is_neg_zero,
     is_safe_int,
     js_str,
@@ -54,15 +60,6 @@ class StreamError(WorkbenchError):
 
     def __repr__(self) -> str:
         return f"StreamError(kind={self.kind!r}, name={self.name!r}, message={self.message!r})"
-
-
-class AssemblyError(WorkbenchError):
-    """Chunks that a `BlockAssembler` cannot assemble (an unknown chunk type, an unclosed block of a
-    type that has no delta form); `message` is the reference's exact text."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
 
 
 class SettlementError(WorkbenchError):
@@ -332,252 +329,6 @@ def pack_chunks(chunks: Iterable[Any]) -> list[dict]:
     return packer.snapshot()
 
 
-# -- assembly (reference BlockAssembler)
-
-_JS_SPACE = "\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
-_JS_BLANK = re.compile(f"[{_JS_SPACE}]*")
-
-
-def js_is_blank(text: str) -> bool:
-    """`text.trim() === ""` with JavaScript's whitespace set."""
-    return _JS_BLANK.fullmatch(text) is not None
-
-
-def _map_key(value: Any) -> Any:
-    """A Python key with JavaScript `Map` (SameValueZero) identity: 1 and 1.0 and -0/0 collide,
-    true and 1 do not, objects are distinct by identity."""
-    kind = type(value)
-    if kind is int or kind is float:
-        return ("n", value + 0)
-    if kind is str:
-        return ("s", value)
-    if kind is bool:
-        return ("b", value)
-    if value is None or value is ABSENT:
-        return ("u", repr(value))
-    return ("o", id(value))
-
-
-def _js_truthy(value: Any) -> bool:
-    if value is ABSENT or value is None or value is False:
-        return False
-    if type(value) is str:
-        return value != ""
-    if type(value) is int or type(value) is float:
-        return value == value and value != 0
-    return True
-
-
-def _prop(obj: Any, key: str) -> Any:
-    """`obj[key]` with JavaScript's TypeError on null/undefined."""
-    if type(obj) is dict:
-        return obj.get(key, ABSENT)
-    if obj is None or obj is ABSENT:
-        raise AssemblyError(f"Cannot read properties of {js_str(obj)} (reading '{key}')")
-    return ABSENT
-
-
-class _Partial:
-    __slots__ = ("block_type", "text", "tool_id", "tool_name", "arguments", "block")
-
-    def __init__(self, block_type: Any) -> None:
-        self.block_type = block_type
-        self.text = ""
-        self.tool_id: Any = ABSENT
-        self.tool_name: Any = ABSENT
-        self.arguments = ""
-        self.block: Any = ABSENT
-
-
-class BlockAssembler:
-    """Stateful assembly of one attempt's chunks (reference `BlockAssembler`)."""
-
-    def __init__(self) -> None:
-        self._partials: dict[Any, _Partial] = {}
-        self._order: list[tuple[Any, _Partial]] = []
-        self.usage: Any = ABSENT
-        self._finish: Any = ABSENT
-        self._replay: Any = ABSENT
-
-    def _ensure(self, index: Any, block_type: Any) -> _Partial:
-        key = _map_key(index)
-        partial = self._partials.get(key)
-        if partial is None:
-            partial = _Partial(block_type)
-            self._partials[key] = partial
-            self._order.append((index, partial))
-        return partial
-
-    def push(self, chunk: Any) -> None:
-        ctype = _prop(chunk, "type")
-        if ctype == "block-start":
-            index = _prop(chunk, "index")
-            if _map_key(index) not in self._partials:
-                self._ensure(index, _prop(chunk, "blockType"))
-        elif ctype == "text-delta" or ctype == "reasoning-delta":
-            partial = self._ensure(_prop(chunk, "index"), "text" if ctype == "text-delta" else "reasoning")
-            if partial.block is ABSENT:
-                text = chunk["text"] if type(chunk.get("text")) is str else js_str(_prop(chunk, "text"))
-                partial.text += text
-        elif ctype == "tool-call-delta":
-            partial = self._ensure(_prop(chunk, "index"), "tool-call")
-            if partial.block is ABSENT:
-                partial.tool_id = _prop(chunk, "id")
-                name = _prop(chunk, "name")
-                if _js_truthy(name):
-                    partial.tool_name = name
-                delta = _prop(chunk, "argumentsDelta")
-                partial.arguments += delta if type(delta) is str else js_str(delta)
-        elif ctype == "block-end":
-            block = _prop(chunk, "block")
-            partial = self._ensure(_prop(chunk, "index"), _prop(block, "type"))
-            if partial.block is ABSENT:
-                partial.block = block
-        elif ctype == "usage":
-            self.usage = _prop(chunk, "usage")
-        elif ctype == "finish":
-            self._finish = _prop(chunk, "reason")
-            self._replay = _prop(chunk, "replayState")
-        else:
-            raise AssemblyError(f"unreachable variant in BlockAssembler.push: {stringify(chunk)}")
-
-    @staticmethod
-    def _assemble(partial: _Partial, index: Any) -> Any:
-        if partial.block is not ABSENT:
-            return partial.block
-        btype = partial.block_type
-        if btype == "text" or btype == "reasoning":
-            return {"type": btype, "text": partial.text}
-        if btype == "tool-call":
-            tool_id = partial.tool_id
-            if tool_id is ABSENT or tool_id is None:
-                tool_id = f"call-{js_str(index)}"
-            name = "" if partial.tool_name is ABSENT or partial.tool_name is None else partial.tool_name
-            return {"type": "tool-call", "id": tool_id, "name": name, "arguments": partial.arguments}
-        raise AssemblyError(f'cannot assemble incomplete block of type "{js_str(btype)}"')
-
-    @property
-    def finish(self) -> Any:
-        """The finish reason; `{kind: "stop"}` when the stream ended without one."""
-        return {"kind": "stop"} if self._finish is ABSENT or self._finish is None else self._finish
-
-    def _assembled(self) -> tuple[list, Any]:
-        every = [self._assemble(p, i) for i, p in self._order]
-        finish = self.finish
-        truncated = type(finish) is dict and finish.get("kind") == "max-tokens"
-        kept = [_prop(b, "type") != "tool-call" for b in every] if truncated else None
-        blocks = every if kept is None else [b for b, k in zip(every, kept) if k]
-        envelope = self._replay
-        env_blocks = envelope.get("blocks", ABSENT) if type(envelope) is dict else ABSENT
-        if envelope is ABSENT or envelope is None or env_blocks is ABSENT:
-            return blocks, envelope
-        length = len(env_blocks) if type(env_blocks) in (list, str) else None
-        if length != len(every):
-            return blocks, ABSENT
-        if kept is None or len(blocks) == len(every):
-            return blocks, envelope
-        pruned = {"response": envelope.get("response", ABSENT),
-                  "blocks": [b for b, k in zip(env_blocks, kept) if k]}
-        return blocks, pruned
-
-    def blocks(self) -> list:
-        """Assembled blocks in first-seen index order (max-tokens drops tool calls)."""
-        return self._assembled()[0]
-
-    @property
-    def replay_state(self) -> Any:
-        """The finish chunk's replay state, pruned in step with `blocks()`; ABSENT when misaligned."""
-        return self._assembled()[1]
-
-    def interrupted_blocks(self) -> list:
-        """The prefix an interrupted stream can finalize: non-blank text/reasoning blocks."""
-        out = []
-        for index, partial in self._order:
-            btype = partial.block_type
-            if partial.block is not ABSENT:
-                btype = _prop(partial.block, "type")
-                if btype is ABSENT or btype is None:
-                    btype = partial.block_type
-            if btype != "text" and btype != "reasoning":
-                continue
-            block = self._assemble(partial, index)
-            if type(block) is dict and block.get("type") in ("text", "reasoning"):
-                text = block.get("text")
-                if type(text) is str and not js_is_blank(text):
-                    out.append(block)
-        return out
-
-
-@dataclass(frozen=True)
-class Assembly:
-    """The assembled attempt. `error` holds the reference error text when `blocks()` (and with it
-    the replay state) cannot be assembled; then `blocks` and `replay_state` are None."""
-
-    blocks: tuple | None
-    interrupted_blocks: tuple
-    finish: Any
-    usage: Any
-    replay_state: Any
-    error: str | None = None
-
-    def to_json(self) -> dict:
-        """The conformance shape `{blocks, interruptedBlocks, finish, usage?, replayState?}`."""
-        if self.error is not None:
-            return {"error": {"message": self.error}}
-        out: dict[str, Any] = {"blocks": list(self.blocks or ()),
-                               "interruptedBlocks": list(self.interrupted_blocks), "finish": self.finish}
-        if self.usage is not ABSENT:
-            out["usage"] = self.usage
-        if self.replay_state is not ABSENT:
-            out["replayState"] = self.replay_state
-        return out
-
-
-def _finish_assembly(assembler: BlockAssembler) -> Assembly:
-    interrupted = tuple(assembler.interrupted_blocks())
-    try:
-        blocks, replay = assembler._assembled()
-    except AssemblyError as exc:
-        return Assembly(None, interrupted, assembler.finish, assembler.usage, None, exc.message)
-    return Assembly(tuple(blocks), interrupted, assembler.finish, assembler.usage, replay)
-
-
-def assemble(chunks: Iterable[Any]) -> Assembly:
-    """Assemble raw chunks (dicts, or `(time, chunk)` pairs from `expand_stream`).
-
-    Raises `AssemblyError` for a chunk the assembler refuses (unknown type); an unclosed block
-    that cannot be built from deltas is reported in `Assembly.error`.
-    """
-    assembler = BlockAssembler()
-    for chunk in chunks:
-        assembler.push(chunk[1] if type(chunk) is tuple else chunk)
-    return _finish_assembly(assembler)
-
-
-def assemble_stream(stream: Iterable[Any]) -> Assembly:
-    """Assemble stored records without expanding them (reference `assembleAssistantStream`): each
-    run contributes one delta of its joined members. Records are trusted, not validated."""
-    assembler = BlockAssembler()
-    for record in stream:
-        rtype = _prop(record, "type")
-        if rtype == "chunk":
-            assembler.push(record.get("chunk", ABSENT))
-        elif rtype == "text-chunks" or rtype == "reasoning-chunks":
-            delta = "text-delta" if rtype == "text-chunks" else "reasoning-delta"
-            assembler.push({"type": delta, "index": record.get("index", ABSENT),
-                            "text": "".join(record.get("texts") or ())})
-        elif rtype == "tool-call-chunks":
-            chunk = {"type": "tool-call-delta", "index": record.get("index", ABSENT),
-                     "id": record.get("id", ABSENT)}
-            if record.get("name", ABSENT) is not ABSENT:
-                chunk["name"] = record["name"]
-            chunk["argumentsDelta"] = "".join(record.get("args") or ())
-            assembler.push(chunk)
-        else:
-            raise AssemblyError(f"unreachable variant in assembleAssistantStream: {stringify(record)}")
-    return _finish_assembly(assembler)
-
-
 # -- settlement (reference assertCurrentAssistantStreams)
 
 def _strict_equal(a: Any, b: Any) -> bool:
@@ -623,16 +374,16 @@ def verify_settlement(event: dict, index: int = 0) -> None:
                               exc.message) from exc
     if etype == "assistant/attempt" or not timed:
         return
-    message = _prop(data, "message")
+    message = js_get(data, "message")
     try:
         interrupted = data.get("interrupted", ABSENT) is True
         content = assembler.interrupted_blocks() if interrupted else assembler.blocks()
-        if not _strict_equal(_prop(message, "content"), content):
+        if not _strict_equal(js_get(message, "content"), content):
             raise SettlementError(f"seed assistant/message at index {index} content disagrees with its embedded stream")
         if not _strict_equal(data.get("usage", ABSENT), assembler.usage):
             raise SettlementError(f"seed assistant/message at index {index} usage disagrees with its embedded stream")
-        source = _prop(message, "source")
-        if not _strict_equal(_prop(source, "replayState"), assembler.replay_state):
+        source = js_get(message, "source")
+        if not _strict_equal(js_get(source, "replayState"), assembler.replay_state):
             raise SettlementError(
                 f"seed assistant/message at index {index} replay state disagrees with its embedded stream")
     except AssemblyError as exc:
@@ -640,7 +391,7 @@ def verify_settlement(event: dict, index: int = 0) -> None:
 
 
 __all__ = [
-    "MAX_SAFE_INTEGER", "RUN_TYPES", "Assembly", "AssemblyError", "BlockAssembler", "SettlementError",
+    "RUN_TYPES", "Assembly", "AssemblyError", "BlockAssembler", "SettlementError",
     "StreamError", "StreamPacker", "assemble", "assemble_stream", "expand_stream", "is_lossless_json",
     "js_is_blank", "pack_chunks", "validate_record", "verify_settlement",
 ]
