@@ -9,6 +9,7 @@ import pytest
 
 from workbench.build import LogBuilder
 from workbench.core.header import canonical_header, header_equals
+from workbench.core.load import load_log
 from workbench.core.surface import fold_surface
 from workbench.core.tokens.bias import content_kind, heuristic_bias
 from workbench.core.tokens.compactions import compaction_tokens
@@ -355,19 +356,7 @@ def _corpus_logs(shared_dir: Path) -> list[Path]:
     return sorted(p for p in corpus.rglob("*") if p.name.endswith((".jsonl", ".jsonl.zstd")))
 
 
-def _load_log():
-    """The full loader, or the io reader (rows only) until it is available."""
-    try:
-        from workbench.core.load import load_log
-    except ModuleNotFoundError as exc:
-        if exc.name != "workbench.core.load":
-            raise
-        from workbench.io.read import read_log as load_log
-    return load_log
-
-
 def test_corpus_completed_compactions_price_exactly(shared_dir: Path) -> None:
-    load_log = _load_log()
     checked = 0
     for path in _corpus_logs(shared_dir):
         log = load_log(str(path))

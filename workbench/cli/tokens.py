@@ -22,6 +22,7 @@ import sys
 from typing import Any
 
 from workbench.cli.fold import preview
+from workbench.core.load import load_log
 from workbench.core.surface import fold_surface
 from workbench.core.tokens.counts import LogTokens
 from workbench.core.tokens.heuristic import derive_message
@@ -75,12 +76,6 @@ def run(args: argparse.Namespace) -> int:
         meters, want_usage = _split_meters(args.meter)
     except MeterError as exc:
         return _fail(args.path, str(exc))
-    try:
-        from workbench.core.load import load_log
-    except ModuleNotFoundError as exc:  # the full loader lands separately: read rows only
-        if exc.name != "workbench.core.load":
-            raise
-        from workbench.io.read import read_log as load_log
     try:
         log = load_log(args.path)
     except (WorkbenchError, OSError) as exc:
