@@ -48,14 +48,7 @@ def sample_script(version: int = 4, *, user_text: str = "Upgrade dependencies") 
 
 
 def load_session(path: Path):
-    """`workbench.load(path)`; until the core loader lands, the io reader behind a Session."""
     import workbench
-    try:
-        import workbench.core.load  # noqa: F401
-    except ModuleNotFoundError:
-        from workbench.io.read import read_log
-        from workbench.session import Session
-        return Session(read_log(path))
     return workbench.load(path)
 
 
