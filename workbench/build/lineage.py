@@ -146,6 +146,8 @@ class LineageScript:
         """Tool-result pruning of the current `tool/result` node `seq`: ``compaction/prune`` and
         the replacement result keeping `head` + marker + `tail` code points."""
         state = self.state
+        if self.version >= 4 and state.open_turn is None:
+            raise BuildError("a v4 replacement tool/result needs an open turn (v4 §3.3)")
         event = state.node_events.get(seq)
         if event is None or event["type"] != "tool/result":
             raise BuildError(f"seq {seq} is not a current tool/result node")
