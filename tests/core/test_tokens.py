@@ -155,8 +155,8 @@ def script(version: int) -> LogBuilder:
             b.tool_result(a.call_ids[0], text="[project]\nname = 'x'\n" * 200)
         with b.step():
             b.assistant("Done: 依赖已经升级。")
-    b.prune(b.surface[-2], head=100, tail=50)
     with b.turn():
+        b.prune(b.surface[-2], head=100, tail=50)
         b.compact(summary="The user asked for an upgrade.")
         with b.step():
             b.user("def f(x):\n    return {x: [1, 2]}\n")
