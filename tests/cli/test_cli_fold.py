@@ -82,3 +82,15 @@ def test_missing_file_exits_2(tmp_path, capsys):
     assert main(["fold", missing]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and missing in err
+
+
+@pytest.mark.parametrize(("first_line", "words"), [
+    (b"garbage\n", "not a session log"),
+    (b'{"type":"session","version":5,"id":"x"}\n', "refused"),
+])
+def test_unusable_logs_exit_2(tmp_path, capsys, first_line, words):
+    path = tmp_path / "session.v4.jsonl"
+    path.write_bytes(first_line)
+    assert main(["fold", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and str(path) in err and words in err

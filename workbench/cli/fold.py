@@ -100,6 +100,10 @@ def run(args: argparse.Namespace) -> int:
         reason = log.defects[0].message if log.defects else "format version not supported"
         print(f"workbench fold: {args.path}: refused: {_clean(reason)}", file=sys.stderr)
         return EXIT_UNUSABLE
+    if log.header is None:   # no parsable header record: not a session log at all
+        reason = log.defects[0].message if log.defects else "no session header"
+        print(f"workbench fold: {args.path}: not a session log: {_clean(reason)}", file=sys.stderr)
+        return EXIT_UNUSABLE
     events = log.events
     end = len(events) - 1
     at = end if args.at is None else args.at
