@@ -1,0 +1,145 @@
+"""`workbench report PATH [-o OUT.html]`: the static, offline HTML report of one log. Layer: cli.
+
+PATH is a log file, or a directory (session root, project or session directory) that holds
+exactly one session. The report (`workbench.report`) is written whenever the log can be read,
+including a damaged one (its readable prefix, with the defects listed). Prints where it wrote,
+the size and the time taken, and what was sampled.
+
+Exit codes: 0 the report is written and the log is clean with every audit check passing; 1 the
+report is written but the log has defects, a fold violation or failing audit checks; 2 nothing
+written: the path is missing or unreadable, the format version is refused, a directory holds
+no or several sessions, or OUT cannot be written.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from workbench.errors import LogRefused, LogUnreadable, WorkbenchError
+
+EXIT_OK, EXIT_FINDINGS, EXIT_UNUSABLE = 0, 1, 2
+
+
+def register(subparsers: Any) -> None:
+    from workbench.report.limits import MAX_STEPS
+    parser = subparsers.add_parser(
+        "report", help="write a self-contained HTML report of a log (works offline)",
+        description="Write one self-contained HTML file (no network access, plotly included): "
+                    "session summary, token timeline with compaction bands, bracket chart, "
+                    "audit table, each compaction's hidden range beside its summary, and a "
+                    "step viewer of the log and the surface at each model request (keys ←/→).",
+        epilog="Exit codes: 0 written and all checks pass, 1 written with findings (defects, "
+               "failed checks), 2 nothing written (unreadable or refused input, bad output).")
+    parser.add_argument("path", metavar="PATH",
+                        help="session log (.jsonl / .jsonl.zstd) or a directory with one session")
+    parser.add_argument("-o", "--output", metavar="OUT.html", default=None,
+                        help="file to write (default: <log name>.report.html in the current "
+                             "directory)")
+    parser.add_argument("--meters", default="dsh",
+                        help="token meters for the timeline, comma-separated (default: dsh; "
+                             "also o200k, cl100k, deepseek)")
+    parser.add_argument("--max-steps", type=int, default=MAX_STEPS, metavar="N",
+                        help=f"most model requests in the step viewer (default {MAX_STEPS})")
+    parser.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
+    parser.set_defaults(run=run)
+
+
+def _say(message: str) -> None:
+    print(f"workbench report: {message}", file=sys.stderr)
+
+
+def _clean(text: object) -> str:
+    """One terminal-safe line (log text and paths may hold control characters)."""
+    return "".join(c if c.isprintable() else f"\\x{ord(c):02x}" if ord(c) < 256
+                   else f"\\u{ord(c):04x}" for c in " ".join(str(text).split()))
+
+
+def resolve_log(path: Path) -> Path:
+    """The one log PATH names (a file, or a directory holding exactly one session)."""
+    from workbench.io.discover import find_sessions
+    if not path.is_dir():
+        if not path.exists():
+            raise LogUnreadable(f"{path}: no such file or directory")
+        return path
+    refs = find_sessions(path)
+    if len(refs) != 1:
+        listed = ", ".join(str(r.path) for r in refs[:5]) + (" …" if len(refs) > 5 else "")
+        raise LogUnreadable(f"{path} holds {len(refs)} sessions ({listed}); name one log file")
+    return refs[0].path
+
+
+def _load(path: Path) -> Any:
+    from workbench.session import Session
+    try:
+        from workbench.core.load import load_log
+    except ModuleNotFoundError as exc:  # until the core loader lands: the io reader alone
+        if exc.name != "workbench.core.load":
+            raise
+        from workbench.io.read import read_log as load_log
+    return Session(load_log(path))
+
+
+def default_output(log: Path) -> Path:
+    name = log.name
+    for suffix in (".zstd", ".jsonl"):
+        name = name.removesuffix(suffix)
+    return Path.cwd() / f"{name}.report.html"
+
+
+def run(args: argparse.Namespace) -> int:
+    from workbench.report import write_report
+
+    try:
+        log = resolve_log(Path(args.path))
+        meters = tuple(m.strip() for m in args.meters.split(",") if m.strip()) or ("dsh",)
+        from workbench.frames.meters import check_meters
+        meters = check_meters(meters)
+    except LogUnreadable as exc:
+        _say(_clean(exc))
+        return EXIT_UNUSABLE
+    except WorkbenchError as exc:   # an unknown meter name
+        _say(_clean(exc))
+        return EXIT_UNUSABLE
+    if args.max_steps < 0:
+        _say("--max-steps must be >= 0")
+        return EXIT_UNUSABLE
+    out = Path(args.output) if args.output else default_output(log)
+    if out.exists() and out.resolve() == log.resolve():
+        _say(f"{_clean(out)}: refusing to overwrite the input log")
+        return EXIT_UNUSABLE
+    try:
+        session = _load(log)
+    except LogRefused as exc:
+        _say(f"{_clean(log)}: refused: {_clean(exc)}")
+        return EXIT_UNUSABLE
+    except (LogUnreadable, OSError) as exc:
+        message = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        _say(f"{_clean(log)}: unreadable: {_clean(message)}")
+        return EXIT_UNUSABLE
+    if session.verdict == "refused":
+        first = session.defects[0].message if session.defects else "unsupported format version"
+        _say(f"{_clean(log)}: refused: {_clean(first)}")
+        return EXIT_UNUSABLE
+    try:
+        result = write_report(session, out, meters=meters, max_steps=args.max_steps)
+    except OSError as exc:
+        _say(f"{_clean(out)}: cannot write: {_clean(exc.strerror or exc)}")
+        return EXIT_UNUSABLE
+    if not args.quiet:
+        print(f"wrote {os.fspath(result.path)}: {result.bytes / 1e6:.1f} MB in "
+              f"{result.seconds:.2f} s ({result.events:,} events, step viewer "
+              f"{result.requests_shown:,} of {result.requests_total:,} requests)")
+        for note in result.notes:
+            print(f"  sampled: {note}")
+    if not result.ok:
+        problems = []
+        if session.defects:
+            problems.append(f"{len(session.defects)} defect(s), verdict {session.verdict}")
+        if not session.audit.ok:
+            problems.append("audit findings")
+        _say(f"{_clean(log)}: report written with findings: {'; '.join(problems)}")
+        return EXIT_FINDINGS
+    return EXIT_OK
