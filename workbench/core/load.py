@@ -164,9 +164,11 @@ def _evaluate(read: ReadResult, pipeline: _Pipeline) -> LoadReport:
             report.resume_appended.append("session/end-seed")
     except RestoreError as exc:
         report.resume = exc
-        rule = exc.kind.replace("seed_surface:", "fold:")
-        seq = exc.index
-        defects.append(Defect(rule, exc.message, log.path, "corrupt", line=_line(events, seq), seq=seq))
+        for problem in (exc, restore.fold_error):
+            if problem is not None:
+                rule = problem.kind.replace("seed_surface:", "fold:")
+                defects.append(Defect(rule, problem.message, log.path, "corrupt",
+                                      line=_line(events, problem.index), seq=problem.index))
     return report
 
 

@@ -164,8 +164,9 @@ class RestoreChecker:
     """Single-pass ``Session.fromRestore``: `accept` each seed event in order, then `finish`.
 
     `events` gives random access to earlier seed events (the fold's shadowed nodes, ``headerSeq``
-    and offload targets). After the first error the checker stops (the reference throws there);
-    `error` holds it.
+    and offload targets). `error` is the first error (the reference throws there). After an error
+    that is not a fold error the checker keeps folding (best effort, for a debugger) and records
+    a later fold failure as `fold_error`.
     """
 
     def __init__(self, *, version: int, events: Sequence[Mapping[str, Any]], header: Any = None,
@@ -176,6 +177,7 @@ class RestoreChecker:
         self.state = SurfaceState()
         self.count = 0
         self.error: RestoreError | None = None
+        self.fold_error: RestoreError | None = None
         self.last_type: Any = None
         self.inherited_markers: list[int] = []
         if version >= 4 and header is not None:
@@ -185,14 +187,32 @@ class RestoreChecker:
                 self.error = RestoreError(problem, "seed_header")
 
     def accept(self, event: Any) -> None:
-        if self.error is not None:
-            return
         index = self.count
         self.count += 1
+        if self.error is not None:
+            if self.fold_error is None and self._keeps_folding(self.error):
+                self._fold_only(event, index)
+            return
         try:
             self._check(event, index)
         except RestoreError as exc:
             self.error = exc
+            if self._keeps_folding(exc):
+                self._fold_only(event, index)
+
+    @staticmethod
+    def _keeps_folding(error: RestoreError) -> bool:
+        """A shape error leaves the fold meaningful; an envelope, seq or fold error does not."""
+        return error.index is not None and error.kind not in ("seed_envelope", "seed_seq") \
+            and not error.kind.startswith("seed_surface:")
+
+    def _fold_only(self, event: Any, index: int) -> None:
+        if type(event) is not dict:
+            return
+        try:
+            self._fold(event, index)
+        except RestoreError as exc:
+            self.fold_error = exc
 
     def _check(self, event: Any, index: int) -> None:
         version = self.version
@@ -223,9 +243,14 @@ class RestoreChecker:
         if kind == "session/end-seed" and type(data) is dict and data.get("inherited") is True:
             self.inherited_markers.append(index)
         self.last_type = kind
-        if kind not in _FOLD_TYPES and kind != "developer/message" \
-                and "surfaceOp" not in event and "sourceEventSeqs" not in event:
+        self._fold(event, index)
+
+    def _fold(self, event: Mapping[str, Any], index: int) -> None:
+        kind = event.get("type")
+        if (type(kind) is not str or kind not in _FOLD_TYPES) and "surfaceOp" not in event \
+                and "sourceEventSeqs" not in event:
             return
+        version = self.version
         try:
             plan = plan_event(self.state, event, index, version=version, events=self.events)
         except FoldError as exc:
