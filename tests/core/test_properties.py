@@ -19,7 +19,8 @@ from workbench.core.surface import fold_surface
 from workbench.core.timeline import SurfaceTimeline
 from workbench.errors import FoldError
 
-ACTIONS = ("user", "round", "text", "empty", "log", "compact", "prune", "system", "offload")
+ACTIONS = ("user", "round", "text", "empty", "log", "compact", "prune", "system", "offload",
+           "developer")
 
 
 class LogBuilder:
@@ -47,7 +48,7 @@ class LogBuilder:
 
     def message(self, etype: str, role: str, content: list, **extra) -> dict:
         msg = {"id": f"m-{self.seq}", "role": role, "content": content,
-               "source": {"kind": {"system": "system-prompt", "user": "user",
+               "source": {"kind": {"system": "system-prompt", "user": "user", "developer": "",
                                    "assistant": "model"}[role]}}
         if etype == "user/message":
             return {"type": etype, "data": msg, **extra}
@@ -123,6 +124,18 @@ class LogBuilder:
         elif action == "system" and head:
             self.replace(self.message("system/message", "system",
                                       [{"type": "text", "text": f"sys{a}"}]), 0, 0, [self.nodes[0]])
+        elif action == "developer":
+            header = self.emit({"type": "request/header", "data": {"reason": "change", "header": {
+                "config": {"provider": "mock", "model": "m"},
+                "tools": [{"name": "grep", "description": "d", "parameters": {"type": "object"},
+                           "deferLoading": True}]}}})
+            blocks = [{"type": "tool-addition", "toolName": "grep"}] if a % 2 else [
+                {"type": "tool-removal", "toolName": "grep"}]
+            message = self.message("developer/message", "developer", blocks)
+            message["data"]["message"]["source"] = {"kind": "tool-registry"}
+            if a % 2:
+                message["data"]["headerSeq"] = header
+            self.append(message)
         elif action == "offload":
             live = [s for s in self.nodes if self.images.get(s)]
             if live:
@@ -227,3 +240,41 @@ def test_long_generated_logs():
         assert sum(any(s in timeline.replacement_by_seq for s in r.shadowed)
                    for r in timeline.replacements) >= 5  # nested replacements occur
         check_invariants(builder.events)
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 40) | st.floats(allow_nan=False) | st.text(max_size=3),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(
+        st.sampled_from(["seq", "type", "op", "startSeq", "endSeq", "start", "end", "message",
+                         "content", "role", "headerSeq", "targets", "imageIndexes", "toolName",
+                         "tools", "header", "x"]), inner, max_size=4),
+    max_leaves=8)
+fields = st.sampled_from([
+    ("seq",), ("type",), ("data",), ("surfaceOp",), ("sourceEventSeqs",), ("ignorable",),
+    ("data", "message"), ("data", "headerSeq"), ("data", "targets"), ("data", "header"),
+    ("data", "message", "content"), ("data", "message", "role"), ("surfaceOp", "startSeq")])
+
+
+def _set(event: dict, path: tuple, value) -> None:
+    for key in path[:-1]:
+        event = event.get(key)
+        if not isinstance(event, dict):
+            return
+    event[path[-1]] = value
+
+
+@settings(max_examples=300, deadline=None)
+@given(logs, st.lists(st.tuples(st.integers(0, 10_000), fields, json_values), max_size=4),
+       st.sampled_from([0, 4]))
+def test_arbitrary_damage_raises_only_fold_errors(actions, damage, version):
+    """Untrusted logs: whatever a field holds, the fold raises FoldError or nothing."""
+    events = copy.deepcopy(build(actions).events)
+    for where, path, value in damage:
+        _set(events[where % len(events)], path, value)
+    timeline = SurfaceTimeline(events, version=version)      # records errors, never crashes
+    try:
+        fold = fold_surface(events, version=version)
+    except FoldError as err:
+        assert (err.seq, err.message) == (timeline.errors[0].seq, timeline.errors[0].message)
+    else:
+        assert timeline.errors == () and timeline.final_nodes == fold.nodes
