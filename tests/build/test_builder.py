@@ -309,6 +309,30 @@ def test_build_errors(scenario, message: str) -> None:
         scenario(LogBuilder(version=4))
 
 
+@pytest.mark.parametrize(("call", "message"), [
+    (lambda b: b.delivery_accepted(), "not a format v0 event type"),
+    (lambda b: b.job("toolu_0001"), "only in format v4"),
+], ids=["delivery-accepted", "job"])
+def test_v4_only_events_refused_in_v0(call, message: str) -> None:
+    with pytest.raises(BuildError, match=message):
+        call(LogBuilder(version=0))
+
+
+def test_raw_records_are_written_but_not_interpreted(tmp_path: Path) -> None:
+    b = LogBuilder(version=4)
+    with b.turn():
+        with b.step():
+            b.user("hi")
+            seq = b.raw({"type": "user/message", "data": None, "surfaceOp": "bogus"})
+            b.raw(42)
+    assert b.surface == (2,) and seq == 3
+    assert b.events[3] == {"type": "user/message", "data": None, "surfaceOp": "bogus",
+                           "seq": 3, "time": b.events[3]["time"]}
+    assert b.events[5]["seq"] == 5 and b.events[5]["type"] == "step/end"
+    lines = b.write(tmp_path / "raw.jsonl").read_bytes().splitlines()
+    assert lines[5] == b"42"
+
+
 @pytest.mark.skipif(importlib.util.find_spec("workbench.core.load") is None,
                     reason="workbench.core.load (the loader) is not there yet")
 @pytest.mark.parametrize("compression", ["none", "zstd"])

@@ -208,12 +208,22 @@ class LogBuilder(LineageScript):
             self.flush()
         return event["seq"]
 
-    def raw(self, event: dict) -> int:
-        """Append an event verbatim (fault injection); it must carry the right seq to track."""
-        event = dict(event)
-        event.setdefault("seq", self.state.seq)
-        event.setdefault("time", self._now())
-        return self._push(event)
+    def raw(self, event: Any) -> int:
+        """Append a record verbatim, for fault injection: it is written as given (missing
+        ``seq``/``time`` are filled in for dicts) but not interpreted, so the builder's surface,
+        turn and call bookkeeping ignore it. Returns the seq it was given."""
+        seq = self.state.seq
+        if isinstance(event, dict):
+            event = dict(event)
+            event.setdefault("seq", seq)
+            event.setdefault("time", self._now())
+        self.state.seq = seq + 1
+        if self.events is not None:
+            self.events.append(event)
+        self._batch.append(event)
+        if len(self._batch) >= self.batch_events:
+            self.flush()
+        return seq
 
     def log(self, etype: str, data: Any) -> int:
         """Append any log-only event."""
@@ -477,6 +487,8 @@ class LogBuilder(LineageScript):
 
     def delivery_accepted(self, through: int | None = None) -> int:
         """v4 `session-log-deepseek/delivery-accepted` (the provider took the log up to `through`)."""
+        if self.version < 4:
+            raise BuildError("delivery-accepted markers are not a format v0 event type")
         through = self.state.seq - 1 if through is None else through
         return self._emit("session-log-deepseek/delivery-accepted", {
             "sessionId": self.session_id, "sessionFormatVersion": 4, "throughSeq": through})
