@@ -109,12 +109,19 @@ def seed_story(out: Path) -> list[Path]:
     b = LogBuilder(version=0, session_id="seed-story", cwd="/work/shop", seed=1)
     route = {"kind": "model", "provider": "deepseek-official", "model": "deepseek-v4-flash"}
 
+    def bare(event: dict) -> int:
+        # The builder has no script call for a message outside a turn and without its stream
+        # records: append it verbatim, then let the builder's state track it like its own.
+        seq = b.raw(event)
+        b.state.track(b.events[-1])
+        return seq
+
     def assistant(content: list[dict]) -> int:
         b.advance(4_000)
         message = shapes.assistant_message(content, dict(route), b.ids.uuid())
-        return b.raw({"type": "assistant/message", "seq": b.seq, "time": b.clock,
-                      "data": {"turn": 1, "step": 1, "message": message},
-                      "sourceEventSeqs": [], "surfaceOp": "append"})
+        return bare({"type": "assistant/message", "seq": b.seq, "time": b.clock,
+                     "data": {"turn": 1, "step": 1, "message": message},
+                     "sourceEventSeqs": [], "surfaceOp": "append"})
 
     b.user("Please upgrade our dependencies.")                                        # 0
     read = assistant([{"type": "tool-call", "id": "call_lock", "name": "read",
@@ -122,9 +129,9 @@ def seed_story(out: Path) -> list[Path]:
     b.advance(300)
     lock = shapes.tool_message("call_lock", [{"type": "text", "text": tx.package_lock()}],
                                False, b.ids.uuid(), version=0)
-    b.raw({"type": "tool/result", "seq": b.seq, "time": b.clock,
-           "data": {"turn": 1, "step": 1, "message": lock},
-           "sourceEventSeqs": [read], "surfaceOp": "append"})                         # 2
+    bare({"type": "tool/result", "seq": b.seq, "time": b.clock,
+          "data": {"turn": 1, "step": 1, "message": lock},
+          "sourceEventSeqs": [read], "surfaceOp": "append"})                          # 2
     assistant([{"type": "text", "text": "Three packages are outdated: react 18.2.0 (latest "
                 "19.1.0), lodash 4.17.20 (4.17.21) and axios 0.27.2 (1.7.9)."}])    # 3
     b.advance(2 * MINUTE)

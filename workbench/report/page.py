@@ -152,6 +152,7 @@ def render_report(session: Session, *, file_bytes: int | None = None,
 <meta http-equiv="Content-Security-Policy" content="{csp}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
+<link rel="icon" href="data:,">
 <title>workbench report · {escape(name)}</title>
 <style>{STYLE}{REPORT_CSS}</style>
 </head><body class="wb-root">

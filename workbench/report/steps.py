@@ -57,16 +57,17 @@ def choose_attempts(attempts: Sequence[Attempt], after_compactions: Sequence[int
     if max_steps <= 0:
         return []
     befores = np.array([a.before for a in ordered], dtype=np.int64)
-    keep: set[int] = {0, len(ordered) - 1}
-    for seq in after_compactions:
-        i = int(np.searchsorted(befores, seq, side="right"))
-        if i < len(ordered) and len(keep) < max_steps // 2:
-            keep.add(i)
+    last = len(ordered) - 1
+    keep: set[int] = {0, last} if max_steps > 1 else {0}
+    after = sorted({int(i) for i in np.searchsorted(befores, list(after_compactions),
+                                                      side="right") if i <= last} - keep)
+    budget = max_steps // 2
+    if len(after) > budget:
+        after = [after[int(p)] for p in np.linspace(0, len(after) - 1, num=budget).round()]
+    keep.update(after[:budget])
     spare = max_steps - len(keep)
     if spare > 0:
-        rest = [i for i in range(len(ordered)) if i not in keep]
-        picks = np.linspace(0, len(rest) - 1, num=min(spare, len(rest))).round().astype(int)
-        keep.update(rest[p] for p in picks)
+        keep.update(int(p) for p in np.linspace(0, last, num=spare + 2)[1:-1].round())
     return [ordered[i] for i in sorted(keep)][:max_steps]
 
 
