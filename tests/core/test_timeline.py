@@ -195,8 +195,9 @@ def test_surface_at_is_fast_without_refolding():
     durations = []
     for _ in range(500):
         seq = rng.randrange(len(events))
-        start = time.perf_counter()
+        # CPU time of this thread: other processes on a busy machine must not count
+        start = time.thread_time()
         timeline.surface_at(seq)
-        durations.append(time.perf_counter() - start)
+        durations.append(time.thread_time() - start)
     durations.sort()
     assert durations[int(len(durations) * 0.99)] < 0.005
