@@ -199,9 +199,12 @@ def _protocol(events: Sequence[Mapping[str, Any]], version: int, meta: Mapping[s
 
 def audit_events(events: Sequence[Mapping[str, Any]], *, version: int,
                  meta: Mapping[str, Any] | None = None, session_id: str | None = None,
-                 inherited_event_count: int = 0) -> AuditReport:
-    """Audit every compaction and prune of a seq-indexed log (module doc)."""
-    found: Compactions = compactions(events, version=version)
+                 inherited_event_count: int = 0,
+                 found: Compactions | None = None) -> AuditReport:
+    """Audit every compaction and prune of a seq-indexed log (module doc). Pass `found` (the
+    `compactions()` of the same events) to reuse its timeline and price cache."""
+    if found is None:
+        found = compactions(events, version=version)
     timeline, price = found.timeline, found.price
     attempts = sorted(iter_attempts(events, version=version), key=lambda a: a.before)
     befores = [a.before for a in attempts]
