@@ -246,7 +246,7 @@ def test_repair_closes_an_open_turn(version: int) -> None:
     tail = b.events[-4:]
     assert [e["type"] for e in tail] == ["tool/result", "tool/result", "step/end", "turn/end"]
     assert tail[0]["data"]["error"]["code"] == "TOOL_OUTCOME_UNKNOWN"
-    assert tail[0]["sourceEventSeqs"] == [a.seq + (1 if version >= 4 else 1)]
+    assert tail[0]["sourceEventSeqs"] == [a.seq + 1]
     assert tail[1]["data"]["error"]["code"] == "TOOL_NOT_STARTED"
     assert "sourceEventSeqs" not in tail[1]
     assert tail[1]["data"]["message"]["id"] == f"interrupted-tool-result-{a.call_ids[1]}-" \
@@ -370,3 +370,19 @@ def test_log_larger_than_read_chunks_loads_every_event(compression: str, tmp_pat
     assert [d for d in log.defects if d.severity != "warning"] == []
     assert len(log.events) == b.seq
     assert log.events[b.seq - 1]["type"] == "turn/end"
+
+
+@pytest.mark.skipif(importlib.util.find_spec("workbench.core.load") is None,
+                    reason="workbench.core.load (the loader) is not there yet")
+def test_repair_equals_the_loaders_closers(version: int, tmp_path: Path) -> None:
+    from workbench.core.load import load_log
+    b = LogBuilder(version=version)
+    b.turn_start()
+    b.step_start()
+    b.user("go")
+    a = b.assistant("calling", tool_calls=[("read", {"p": 1}), ("grep", {"q": 2})])
+    b.tool_call(a.call_ids[0])
+    log = load_log(b.write(tmp_path / "open.jsonl"))
+    n = len(b.events)
+    b.repair()
+    assert b.events[n:] == log.closers

@@ -36,6 +36,7 @@ from workbench.build import shapes
 from workbench.build.lineage import LineageScript
 from workbench.build.state import BuildError, ScriptState
 from workbench.build.writer import Compression, LogWriter, log_filename, write_log
+from workbench.core.repair import CloserTracker
 from workbench.core.streams import pack_chunks
 from workbench.core.tokens.heuristic import estimate_tools
 from workbench.io.discover import encode_segment, project_dir_name
@@ -88,6 +89,7 @@ class LogBuilder(LineageScript):
         self._call_counter = 0
         self._v0_system: str | None = None
         self._pending_descriptor: dict | None = None  # a spawned child's subagent/descriptor
+        self._closer_tracker = CloserTracker(version=version)
 
     # -- header and output ---------------------------------------------------------------------
 
@@ -201,6 +203,7 @@ class LogBuilder(LineageScript):
 
     def _push(self, event: dict) -> int:
         self.state.track(event)
+        self._closer_tracker.observe(event)
         if self.events is not None:
             self.events.append(event)
         self._batch.append(event)

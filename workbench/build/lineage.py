@@ -12,7 +12,7 @@ Shapes (v0 spec §5.1, §5.9, §1.7, §3.11; v4 spec §5.1, §5.9, §1.7, §3.11
 * a prune is ``compaction/prune`` immediately followed by the replacement ``tool/result``
   (identical data except the result content);
 * repair closers of an open turn: a synthetic result per unanswered call, ``step/end``,
-  ``turn/end {interrupted}``, all at the last event's time;
+  ``turn/end {interrupted}``, all at the last event's time (the loader's own closer tracker);
 * a fork child copies events ``0..B`` (clipped to the parent's last ``turn/end`` when a turn is
   open) and marks the seed (v4: ``session/end-seed {inherited: true}``, ``isSeeded``; v0:
   ``seedLength`` and a ``session/end-seed {}``); a spawned subagent child starts empty with a
@@ -166,34 +166,13 @@ class LineageScript:
     # -- crash repair --------------------------------------------------------------------------
 
     def repair(self: LogBuilder, *, cause: Literal["interrupted", "forked"] = "interrupted") -> int:
-        """Synthetic closers of the open turn (v0 §1.7, v4 §1.7); returns the `turn/end` seq."""
-        state = self.state
-        if state.open_turn is None:
+        """Synthetic closers of the open turn, exactly as the loader derives them (reference:
+        interruptedTurnClosers, `workbench.core.repair.CloserTracker`); returns the `turn/end` seq."""
+        if self.state.open_turn is None:
             raise BuildError("no open turn to repair")
-        time = state.last_time
-        turn = state.open_turn
-        prefix = "interrupted" if cause == "interrupted" else "forked"
-        if state.open_step is not None:
-            for call_id, call in list(state.pending.items()):
-                if call.answered:
-                    continue
-                started = call.call_seq is not None
-                text = ("The tool call was interrupted after it started; its outcome is unknown. "
-                        "Retry it only if it is read-only or idempotent." if started else
-                        "The tool call was interrupted before the Harness recorded it as started. "
-                        "Retry it if it is still needed.")
-                message = shapes.tool_message(call_id, shapes.text_content(text), True,
-                                              f"{prefix}-tool-result-{call_id}-{state.seq}",
-                                              version=self.version)
-                error = ({"name": "ToolOutcomeUnknownError", "code": "TOOL_OUTCOME_UNKNOWN"}
-                         if started else
-                         {"name": "ToolNotStartedError", "code": "TOOL_NOT_STARTED"})
-                self._emit("tool/result", {"turn": turn, "step": call.step, "message": message,
-                                           "error": error},
-                           surface_op="append", sources=[call.call_seq] if started else None,
-                           time=time)
-            self._emit("step/end", {"turn": turn, "step": state.open_step}, time=time)
-        seq = self._emit("turn/end", {"turn": turn, "reason": {"kind": cause}}, time=time)
+        seq = -1
+        for event in self._closer_tracker.closers(cause):
+            seq = self._push(event)
         self.flush()
         return seq
 
