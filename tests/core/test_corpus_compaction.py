@@ -10,11 +10,7 @@ from pathlib import Path
 import pytest
 
 from workbench.core.compaction.audit import AuditReport, audit_log
-
-try:
-    from workbench.core.load import load_log
-except ModuleNotFoundError:     # the full loader (relationships, stored checks) lands separately
-    from workbench.io.read import read_log as load_log
+from workbench.core.load import load_log
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared"
 REAL = SHARED / "corpus" / "dsh-real-v4"

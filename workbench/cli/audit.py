@@ -169,16 +169,12 @@ def print_rich(report: AuditReport, path: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        from workbench.core.load import load_log
-    except ModuleNotFoundError as exc:  # the full loader lands separately: read rows only
-        if exc.name != "workbench.core.load":
-            raise
-        from workbench.io.read import read_log as load_log
+    from workbench.core.load import load_log
     try:
         log = load_log(args.path)
     except (WorkbenchError, OSError) as exc:
-        print(f"workbench audit: {clean(args.path)}: {clean(exc)}", file=sys.stderr)
+        text = str(exc) if args.path in str(exc) else f"{args.path}: {exc}"
+        print(f"workbench audit: {clean(text)}", file=sys.stderr)
         return EXIT_UNUSABLE
     if log.verdict == "refused" or log.format_version is None or log.header is None:
         reason = log.defects[0].message if log.defects else "not a readable session log"
