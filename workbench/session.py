@@ -44,8 +44,20 @@ def load(path: str | os.PathLike, *, strict: bool = False) -> Session:
     Data problems never raise: they are `Session.defects` (and `defects_df()`). `strict=True`
     raises `LogCorrupt` when the reference would reject the log. An unreadable path raises
     `LogUnreadable`; a refused format version loads as an empty session with a defect."""
-    from workbench.core.load import load_log
-    return Session(load_log(os.fspath(path), strict=strict))
+    return Session(_load_log(os.fspath(path), strict=strict))
+
+
+def _load_log(path: str, *, strict: bool) -> Log:
+    """`workbench.core.load.load_log` (validation included); the io reader while core.load is
+    not installed (then `strict` is not available)."""
+    try:
+        from workbench.core.load import load_log
+    except ModuleNotFoundError as exc:
+        if exc.name != "workbench.core.load":
+            raise
+        from workbench.io.read import read_log
+        return read_log(path)
+    return load_log(path, strict=strict)
 
 
 class SurfaceArrays:

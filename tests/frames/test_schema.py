@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-from conftest import empty_session, script, session_of
+from frame_scripts import empty_session, script, session_of
 
 from workbench.frames.columns import EVENT_TYPE
 from workbench.frames.schema import FRAME_NAMES, SCHEMAS, columns_doc, empty_frame

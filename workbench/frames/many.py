@@ -236,11 +236,15 @@ class SessionFrames:
     def to_parquet(self, directory: str | os.PathLike) -> list[str]:
         """Write every frame as ``<directory>/<name>.parquet`` (Dask: a directory per frame)."""
         if self.engine == "dask":
-            out = []
+            import dask
+            out, tasks = [], []
             for name, df in self.frames.items():
                 target = Path(directory) / f"{name}.parquet"
-                df.to_parquet(str(target), write_index=False)
+                target.mkdir(parents=True, exist_ok=True)
+                tasks.extend(dask.delayed(_write_part)(part, target / f"part.{i}.parquet")
+                             for i, part in enumerate(df.to_delayed()))
                 out.append(str(target))
+            dask.compute(*tasks)
             return out
         return write_parquet(self.frames, directory)
 
@@ -250,16 +254,71 @@ class SessionFrames:
         return f"SessionFrames({self.engine}: {sizes})"
 
 
+def to_arrow(df: pd.DataFrame) -> Any:
+    """`df` as an Arrow table whose pandas metadata every pandas can read back.
+
+    pandas records an Arrow list column's dtype as ``list<item: int64>[pyarrow]``, a string it
+    cannot parse when reading (``pd.read_parquet`` fails); the metadata is rewritten to a plain
+    ``object`` so any reader gets the lists, and `read_parquet` restores the declared dtype."""
+    import json
+
+    import pyarrow as pa
+    table = pa.Table.from_pandas(df, preserve_index=False)
+    raw = table.schema.metadata or {}
+    meta = json.loads(raw.get(b"pandas", b"{}"))
+    changed = False
+    for column in meta.get("columns", ()):
+        if str(column.get("numpy_type", "")).endswith("[pyarrow]"):
+            column["numpy_type"] = "object"
+            changed = True
+    if changed:
+        table = table.replace_schema_metadata({**raw, b"pandas": json.dumps(meta).encode()})
+    return table
+
+
 def write_parquet(frames: Mapping[str, pd.DataFrame], directory: str | os.PathLike) -> list[str]:
-    """Write each frame as ``<directory>/<name>.parquet`` (pyarrow; dtypes round-trip)."""
+    """Write each frame as ``<directory>/<name>.parquet`` (pyarrow; see `read_parquet`)."""
+    import pyarrow.parquet as pq
     target = Path(directory)
     target.mkdir(parents=True, exist_ok=True)
     written = []
     for name, df in frames.items():
         path = target / f"{name}.parquet"
-        df.to_parquet(path, index=False, engine="pyarrow")
+        pq.write_table(to_arrow(df), path)
         written.append(str(path))
     return written
+
+
+def read_parquet(path: str | os.PathLike, name: str | None = None) -> pd.DataFrame:
+    """Read a frame written by `write_parquet` (a file, or a directory of Dask parts) back
+    with its declared dtypes: Arrow list columns, and the fixed categories of the frame `name`
+    (default: the file name, e.g. ``events.parquet``) even when it has no rows."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    def mapper(arrow_type: Any) -> Any:
+        return pd.ArrowDtype(arrow_type) if pa.types.is_list(arrow_type) else None
+
+    df = pq.read_table(path).to_pandas(types_mapper=mapper)
+    name = name or Path(path).name.removesuffix(".parquet")
+    columns = SCHEMAS.get(name) or (SessionColumns if name == "sessions" else ())
+    fixes = {}
+    for column in columns:
+        declared = column.dtype
+        if isinstance(declared, pd.CategoricalDtype) and column.name in df:
+            got = df[column.name].dtype
+            have = list(got.categories) if isinstance(got, pd.CategoricalDtype) else []
+            cats = list(declared.categories)
+            cats += [c for c in have if c not in set(cats)]
+            if have != cats:
+                fixes[column.name] = pd.CategoricalDtype(cats, ordered=declared.ordered)
+    return df.astype(fixes) if fixes else df
+
+
+def _write_part(df: pd.DataFrame, path: Path) -> str:
+    import pyarrow.parquet as pq
+    pq.write_table(to_arrow(df), path)
+    return str(path)
 
 
 # -- load_sessions ---------------------------------------------------------------------------------

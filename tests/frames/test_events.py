@@ -1,0 +1,141 @@
+"""`events_df` and `timeline_df` select what the core computed: every per-event value equals the
+core's own answer for that seq (timeline status, shadowing, node price, usage samples)."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from frame_scripts import script, session_of
+
+from workbench.core.tokens.counts import LogTokens
+from workbench.core.tokens.heuristic import node_price
+from workbench.core.tokens.usage import usage_samples, usage_totals
+from workbench.frames.preview import PREVIEW_CHARS
+
+
+def test_one_row_per_event_in_seq_order(built) -> None:
+    b, session = built
+    df = session.events_df()
+    assert len(df) == len(b.events)
+    assert df["seq"].tolist() == list(range(len(b.events)))
+    assert df["type"].astype(str).tolist() == [e["type"] for e in b.events]
+    assert str(df["time"].dtype) == "datetime64[ms, UTC]"
+    epoch_ms = (df["time"] - pd.Timestamp(0, tz="UTC")) // pd.Timedelta(milliseconds=1)
+    assert epoch_ms.tolist() == [e["time"] for e in b.events]
+
+
+def test_surface_columns_equal_the_timeline(built) -> None:
+    b, session = built
+    df = session.events_df()
+    timeline = session.timeline
+    for row in df.itertuples():
+        status = timeline.status_at_end(row.seq)
+        assert row.surface_status == status, row.seq
+        assert row.on_surface == (status == "current")
+        hidden = timeline.shadowed_by(row.seq)
+        assert (None if pd.isna(row.shadowed_by) else row.shadowed_by) == (
+            None if hidden is None else hidden.hidden_at)
+    final = list(timeline.final_nodes)
+    on = df[df["on_surface"]].sort_values("surface_position")
+    assert on["seq"].tolist() == final
+    assert on["surface_position"].tolist() == list(range(len(final)))
+
+
+def test_tokens_are_node_prices_of_surface_events(built) -> None:
+    b, session = built
+    df = session.events_df()
+    for row, event in zip(df.itertuples(), b.events, strict=True):
+        if pd.isna(row.surface_op):
+            assert pd.isna(row.tokens)
+        else:
+            assert row.tokens == node_price(event, version=b.version)
+
+
+def test_turn_and_step_are_structural(built) -> None:
+    _, session = built
+    df = session.events_df()
+    starts = df[df["type"] == "turn/start"]
+    ends = df[df["type"] == "turn/end"]
+    assert starts["turn"].tolist() == [1, 2] and ends["turn"].tolist() == [1, 2]
+    between = df[(df["seq"] > ends["seq"].iloc[0]) & (df["seq"] < starts["seq"].iloc[1])]
+    assert between["turn"].isna().all()
+    step_rows = df[df["type"].isin(["step/start", "step/end"])]
+    assert step_rows["step"].notna().all()
+
+
+def test_source_seqs_and_replace_ranges(built) -> None:
+    b, session = built
+    df = session.events_df()
+    for row, event in zip(df.itertuples(), b.events, strict=True):
+        want = event.get("sourceEventSeqs")
+        got = row.source_seqs
+        assert (None if got is pd.NA or got is None else list(got)) == want
+        op = event.get("surfaceOp")
+        if isinstance(op, dict):
+            start = op.get("startSeq", op.get("start"))
+            assert (row.surface_op, row.replace_start) == ("replace", start)
+
+
+def test_previews_are_short_single_lines(built) -> None:
+    _, session = built
+    previews = session.events_df()["preview"].dropna()
+    assert len(previews) > 0
+    assert previews.str.len().max() <= PREVIEW_CHARS
+    assert not previews.str.contains("\n").any()
+    first_user = session.events_df().query("type == 'user/message'")["preview"].iloc[0]
+    assert first_user == "Upgrade dependencies <b>now</b>"  # text, not HTML: views escape it
+
+
+def test_timeline_tokens_equal_the_core_meter(built) -> None:
+    """Invariant: the surface total after every seq equals the core meter's positional fold."""
+    b, session = built
+    df = session.timeline_df()
+    want = LogTokens(b.events, version=b.version, progress=False).surface_totals("dsh")
+    assert df["surface_tokens_dsh"].tolist() == [int(x) for x in want]
+    sizes = [len(session.timeline.surface_at(s)) for s in range(len(b.events))]
+    assert df["surface_size"].tolist() == sizes
+    generations = [session.timeline.replace_generation_at(s) for s in range(len(b.events))]
+    assert df["replace_generation"].tolist() == generations
+
+
+def test_timeline_usage_sums_to_the_session_totals(built) -> None:
+    b, session = built
+    df = session.timeline_df()
+    totals = usage_totals(usage_samples(b.events, version=b.version))
+    counted = df[df["usage_counted"].fillna(False)]
+    assert counted["usage_input"].sum() == totals.input_tokens
+    assert counted["usage_output"].sum() == totals.output_tokens
+    assert counted["usage_total"].sum() == totals.total_tokens
+    assert len(counted) == totals.calls
+
+
+def test_rejected_events_keep_the_fold_going() -> None:
+    b = script(4)
+    n, t = len(b.events), b.events[-1]["time"]
+    b.events.append({"type": "user/message", "seq": n, "time": t,
+                     "surfaceOp": {"op": "replace", "startSeq": 3, "endSeq": 4},
+                     "sourceEventSeqs": [3, 4],
+                     "data": {"id": "x", "role": "user", "content": [],
+                              "source": {"kind": "user"}}})
+    b.events.append({"type": "user/message", "seq": n + 1, "time": t, "surfaceOp": "append",
+                     "data": {"id": "y", "role": "user", "source": {"kind": "user"},
+                              "content": [{"type": "text", "text": "after"}]}})
+    session = session_of(b)
+    assert [e.seq for e in session.timeline.errors] == [n]
+    df = session.events_df()
+    assert df["surface_status"].iloc[-2] == "rejected"
+    assert df["surface_status"].iloc[-1] == "current"
+    timeline = session.timeline_df()
+    assert timeline["surface_change"].iloc[-2] == "rejected"
+    sizes = timeline["surface_size"]
+    assert sizes.iloc[-2] == sizes.iloc[-3] and sizes.iloc[-1] == sizes.iloc[-2] + 1
+
+
+def test_shadowed_at_is_the_time_of_the_replacement(built) -> None:
+    _, session = built
+    df = session.events_df()
+    hidden = df[df["shadowed_by"].notna()]
+    assert len(hidden) > 0
+    times = df.set_index("seq")["time"]
+    assert (hidden["shadowed_at"].to_numpy() ==
+            times.loc[hidden["shadowed_by"].astype("int64")].to_numpy()).all()
+    assert np.array_equal(hidden["surface_status"].astype(str).unique(), ["shadowed"])

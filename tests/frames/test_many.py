@@ -1,0 +1,152 @@
+"""`load_sessions`: many sessions into one set of frames, keyed by session; broken logs are
+reported in `defects` and `sessions`, never dropped; Parquet and Dask give the same frames."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from frame_scripts import script
+
+from workbench.build import LogBuilder
+from workbench.errors import LogUnreadable
+from workbench.frames.many import load_sessions, read_parquet, session_keys
+from workbench.frames.schema import FRAME_NAMES
+from workbench.session import load
+
+
+@pytest.fixture(scope="module")
+def root(tmp_path_factory) -> Path:
+    """A DSH session root: a v4 parent, its fork child, a v0 session, and two broken logs."""
+    root = tmp_path_factory.mktemp("sessions")
+    parent = script(4)
+    child = parent.fork("session-child")
+    with child.turn():
+        with child.step():
+            child.user("forked work")
+            child.assistant("done")
+    parent.write_to_root(root)
+    child.write_to_root(root, compression="none")
+    old = LogBuilder(version=0, session_id="legacy-1")
+    with old.turn():
+        with old.step():
+            old.user("hello")
+            old.assistant("hi")
+    old.write_to_root(root, compression="none")
+    broken = root / "--work-demo--" / "broken-1"
+    broken.mkdir(parents=True)
+    (broken / "session.v4.jsonl").write_bytes(b"this is not a session log\n")
+    torn = root / "--work-demo--" / "torn-1"
+    torn.mkdir(parents=True)
+    good = old.events[0]
+    header = (b'{"type":"session","version":0,"id":"torn-1","createdAt":0,'
+              b'"cwd":"/work/demo","delegationDepth":0}\n')
+    import json
+    line = json.dumps({**good, "seq": 0}).encode()
+    (torn / "session.jsonl").write_bytes(header + line + b"\n" + b'{"type":"turn/st')
+    return root
+
+
+@pytest.fixture(scope="module")
+def frames(root):
+    return load_sessions(root, workers=1, progress=False)
+
+
+def test_every_session_has_a_row(frames) -> None:
+    sessions = frames.sessions
+    assert sorted(sessions["session_id"].dropna()) == sorted(
+        ["session-frames", "session-child", "legacy-1", "torn-1"])
+    assert len(sessions) == 5
+    assert sessions["session"].is_unique
+    broken = sessions[sessions["path"].str.contains("broken-1")]
+    assert broken["verdict"].astype(str).tolist() in (["corrupt"], ["unreadable"])
+    child = sessions.set_index("session_id").loc["session-child"]
+    assert child["parent_session"] == "session-frames"
+
+
+def test_broken_logs_are_in_defects(frames) -> None:
+    defects = frames.defects
+    paths = set(defects["file"])
+    assert any("broken-1" in p for p in paths)
+    assert any("torn-1" in p for p in paths)
+    torn = frames.sessions[frames.sessions["session_id"] == "torn-1"]
+    assert torn["verdict"].astype(str).tolist() == ["repairable"]
+    assert torn["events"].tolist() == [1]
+
+
+def test_frames_are_the_per_session_frames_with_a_key(frames) -> None:
+    sessions = frames.sessions.set_index("session_id")
+    for sid in ("session-frames", "session-child", "legacy-1"):
+        path = sessions.loc[sid, "path"]
+        key = sessions.loc[sid, "session"]
+        single = load(path)
+        for name in FRAME_NAMES:
+            if name == "defects":
+                continue
+            got = frames[name]
+            got = got[got["session"] == key].drop(columns="session").reset_index(drop=True)
+            want = getattr(single, f"{name}_df")()
+            pd.testing.assert_frame_equal(got, want, check_categorical=False, obj=f"{sid}:{name}")
+
+
+def test_every_frame_has_the_session_key_first(frames) -> None:
+    for name in frames.keys():
+        df = frames[name]
+        assert df.columns[0] == "session", name
+        assert isinstance(df["session"].dtype, pd.CategoricalDtype)
+        assert list(df["session"].dtype.categories) == frames.sessions["session"].tolist()
+
+
+def test_parallel_equals_serial(root, frames) -> None:
+    parallel = load_sessions(root, workers=2, progress=False)
+    for name in frames.keys():
+        a, b = frames[name], parallel[name]
+        if name == "sessions":
+            a, b = a.drop(columns="seconds"), b.drop(columns="seconds")
+        pd.testing.assert_frame_equal(a, b, obj=name)
+
+
+def test_parquet_round_trip(frames, tmp_path: Path) -> None:
+    written = frames.to_parquet(tmp_path)
+    assert sorted(Path(p).name for p in written) == sorted(f"{n}.parquet" for n in frames.keys())
+    for name in frames.keys():
+        back = read_parquet(tmp_path / f"{name}.parquet")
+        pd.testing.assert_frame_equal(back, frames[name], obj=name)
+        assert len(pd.read_parquet(tmp_path / f"{name}.parquet")) == len(frames[name])
+
+
+def test_dask_engine_gives_the_same_frames(root, frames, tmp_path: Path) -> None:
+    import dask
+    lazy = load_sessions(root, engine="dask")
+    with dask.config.set(scheduler="synchronous"):
+        for name in ("sessions", "events", "compactions", "defects"):
+            got = lazy[name].compute().reset_index(drop=True)
+            want = frames[name]
+            if name == "sessions":
+                got, want = got.drop(columns="seconds"), want.drop(columns="seconds")
+            pd.testing.assert_frame_equal(got, want, check_categorical=False, obj=name)
+            assert got["session"].astype(str).tolist() == want["session"].astype(str).tolist()
+        lazy.to_parquet(tmp_path)
+    back = read_parquet(tmp_path / "events.parquet")
+    assert len(back) == len(frames.events)
+
+
+def test_a_subset_of_frames(root) -> None:
+    result = load_sessions(root, frames=["turns"], workers=1, progress=False)
+    assert sorted(result.keys()) == ["defects", "sessions", "turns"]
+    with pytest.raises(KeyError, match="unknown frame"):
+        load_sessions(root, frames=["turn"], workers=1, progress=False)
+
+
+def test_a_root_without_sessions_is_unreadable(tmp_path: Path) -> None:
+    with pytest.raises(LogUnreadable, match="no DSH session logs found"):
+        load_sessions(tmp_path, workers=1, progress=False)
+
+
+@pytest.mark.parametrize(("ids", "paths", "keys"), [
+    pytest.param(["a", "b"], ["x/1", "x/2"], ["a", "b"], id="unique"),
+    pytest.param(["a", "a", None], ["x/1", "y/1", "z/s.jsonl"], ["a#1", "a#2", "s.jsonl"],
+                 id="repeated-and-missing"),
+])
+def test_session_keys(ids, paths, keys) -> None:
+    assert session_keys(ids, paths) == keys

@@ -1,0 +1,111 @@
+"""The `Session` facade: `workbench.load`, lazy cached results, the notebook summary (escaped,
+small), and `workbench export`."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from frame_scripts import empty_session, script, session_of
+
+import workbench
+from workbench.build import LogBuilder
+from workbench.cli.main import main
+from workbench.frames.many import read_parquet
+from workbench.frames.schema import FRAME_NAMES
+
+
+def test_import_workbench_stays_light() -> None:
+    code = ("import sys, workbench; heavy = [m for m in ('pandas', 'ipywidgets', 'plotly') "
+            "if m in sys.modules]; print(heavy); sys.exit(1 if heavy else 0)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert {"load", "load_sessions", "Session", "__version__"} <= set(workbench.__all__)
+
+
+def test_load_reads_a_file(tmp_path: Path) -> None:
+    path = script(4).write(tmp_path / "session.v4.jsonl.zstd", compression="zstd")
+    session = workbench.load(path)
+    assert isinstance(session, workbench.Session)
+    assert session.version == 4 and session.session_id == "session-frames"
+    assert len(session.events_df()) == len(session)
+
+
+def test_expensive_results_are_computed_once() -> None:
+    session = session_of(script(4))
+    assert session.timeline is session.timeline
+    first = session.events_df()
+    assert session._frames[("events",)] is not first   # callers get a copy
+    session.timeline_df()
+    session.surface_df()
+    assert session.scan is session.scan
+
+
+def test_repr_html_escapes_log_text() -> None:
+    b = LogBuilder(version=4, session_id="<script>alert('id')</script>")
+    with b.turn():
+        with b.step():
+            b.user("<img src=x onerror=alert(1)>")
+            b.assistant("ok")
+    b.compact(summary="</td><script>alert(2)</script>")
+    html = session_of(b)._repr_html_()
+    assert "<script" not in html and "<img" not in html
+    assert "&lt;script&gt;alert(&#x27;id&#x27;)&lt;/script&gt;" in html
+    assert len(html) < 2000
+    assert "completed: 1" in html
+
+
+def test_repr_html_of_an_empty_log() -> None:
+    html = empty_session()._repr_html_()
+    assert "<td style='text-align:left'>0</td>" in html and "none" in html
+
+
+def test_summary_counts() -> None:
+    info = session_of(script(4)).summary()
+    assert info["turns"] == 2 and info["prunes"] == 1
+    assert info["compactions"] == {"completed": 3, "failed": 1, "stale": 1}
+    assert info["surface_nodes"] == len(session_of(script(4)).timeline.final_nodes)
+
+
+def test_columns_doc() -> None:
+    doc = workbench.Session.columns("tool_calls")
+    assert "duration" in set(doc["column"])
+
+
+@pytest.fixture
+def log_file(tmp_path: Path) -> Path:
+    return script(4).write(tmp_path / "in" / "session.v4.jsonl")
+
+
+def test_export_writes_every_frame(log_file: Path, tmp_path: Path, capsys) -> None:
+    out = tmp_path / "out"
+    assert main(["export", str(log_file), "-o", str(out), "--quiet"]) == 0
+    assert sorted(p.name for p in out.iterdir()) == sorted(f"{n}.parquet" for n in FRAME_NAMES)
+    assert len(read_parquet(out / "events.parquet")) == len(workbench.load(log_file))
+
+
+def test_export_a_root_with_a_broken_log_reports_findings(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    script(4).write_to_root(root)
+    bad = root / "--work-demo--" / "bad"
+    bad.mkdir(parents=True)
+    (bad / "session.v4.jsonl").write_text("not json\n")
+    out = tmp_path / "out"
+    code = main(["export", str(root), "-o", str(out), "--quiet", "--workers", "1",
+                 "--frames", "events,turns"])
+    assert code == 1
+    assert sorted(p.name for p in out.iterdir()) == [
+        "defects.parquet", "events.parquet", "sessions.parquet", "turns.parquet"]
+    assert len(read_parquet(out / "defects.parquet")) >= 1
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    pytest.param(["missing.jsonl"], "no such file", id="missing"),
+    pytest.param(["LOG", "--frames", "events,nope"], "unknown frame(s) nope", id="bad-frame"),
+])
+def test_export_unusable_input(args, message, log_file: Path, tmp_path: Path, capsys) -> None:
+    args = [str(log_file) if a == "LOG" else str(tmp_path / a) if a.endswith(".jsonl") else a
+            for a in args]
+    assert main(["export", *args, "-o", str(tmp_path / "out")]) == 2
+    assert message in capsys.readouterr().err

@@ -1,0 +1,87 @@
+"""Surface frames read the core timeline: the surface at every seq, lineage, replacements and
+hidden nodes agree with `SurfaceTimeline` and with each other."""
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+from frame_scripts import session_of, script
+
+from workbench.errors import MeterError
+
+
+def test_surface_at_every_seq_is_the_timeline_surface(built) -> None:
+    """Invariant: `surface_df(s)` lists `surface_at(s)` in order, its token sum is the timeline
+    total at s, and its lineage sizes add up to the nodes appended through s."""
+    b, session = built
+    totals = session.timeline_df()["surface_tokens_dsh"]
+    timeline = session.timeline
+    for seq in range(len(b.events)):
+        df = session.surface_df(seq)
+        assert df["seq"].tolist() == list(timeline.surface_at(seq))
+        assert df["position"].tolist() == list(range(len(df)))
+        assert df["tokens_dsh"].sum() == totals.iloc[seq]
+        assert df["lineage_size"].sum() == len(timeline.appended_through(seq))
+
+
+def test_surface_default_is_the_end(built) -> None:
+    _, session = built
+    assert session.surface_df()["seq"].tolist() == list(session.timeline.final_nodes)
+    checkpoint = session.surface_df().query("is_replacement")
+    assert len(checkpoint) >= 1
+    assert (checkpoint["lineage_size"] > 1).any()
+
+
+def test_surface_with_a_real_tokenizer() -> None:
+    session = session_of(script(4))
+    try:
+        df = session.surface_df(meters="dsh,o200k")
+    except MeterError as exc:  # tokenizer files are a package, but may be absent
+        pytest.skip(f"o200k tokenizer unavailable: {exc}")
+    assert list(df.columns[-2:]) == ["tokens_dsh", "tokens_o200k"]
+    assert (df["tokens_o200k"] > 0).all()
+    assert df["tokens_o200k"].dtype == "Int64"
+
+
+def test_unknown_meter_is_refused_by_name() -> None:
+    session = session_of(script(4))
+    with pytest.raises(MeterError, match="unknown meter 'o300k'"):
+        session.timeline_df(meters="dsh,o300k")
+
+
+def test_replacements_match_the_timeline(built) -> None:
+    _, session = built
+    df = session.replacements_df()
+    reps = session.timeline.replacements
+    assert df["seq"].tolist() == [r.seq for r in reps]
+    assert [list(x) for x in df["shadowed_seqs"]] == [list(r.shadowed) for r in reps]
+    assert df["replace_generation"].tolist() == list(range(1, len(reps) + 1))
+    assert (df["saved_tokens"] == df["shadowed_tokens"] - df["replacement_tokens"]).all()
+    kinds = df["kind"].astype(str).tolist()
+    assert kinds.count("prune") == 1 and kinds.count("compaction") == len(reps) - 1
+    for row in df.itertuples():
+        before = session.timeline.surface_at(row.seq - 1)
+        assert list(before[row.start_position:row.end_position + 1]) == list(row.shadowed_seqs)
+
+
+def test_shadow_rows_are_the_hidden_nodes_with_their_roots(built) -> None:
+    _, session = built
+    df = session.shadow_df()
+    events = session.events_df()
+    assert sorted(df["seq"]) == sorted(events.loc[events["surface_status"] == "shadowed", "seq"])
+    final = set(session.timeline.final_nodes)
+    for row in df.itertuples():
+        assert session.timeline.representative(row.seq) == row.lineage_root
+        assert row.lineage_root in final
+        assert row.seq in session.timeline.lineage(row.lineage_root) or row.depth >= 1
+    nested = df[df["depth"] > 1]
+    assert len(nested) > 0  # the nested compaction re-hid an earlier checkpoint's span
+
+
+def test_hidden_by_kind_names_the_compaction() -> None:
+    session = session_of(script(4))
+    df = session.shadow_df()
+    compactions = session.compactions_df().set_index("replacement_seq")
+    by_compaction = df[df["hidden_by_kind"] == "compaction"]
+    for row in by_compaction.itertuples():
+        assert compactions.loc[row.hidden_by, "compaction_id"] == row.compaction_id
+    assert pd.isna(df.loc[df["hidden_by_kind"] == "prune", "compaction_id"]).all()
