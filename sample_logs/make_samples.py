@@ -270,7 +270,12 @@ def failed_summaries(out: Path) -> list[Path]:
 
 # -- 4. a crash mid-compaction, and the same session resumed -----------------------------------
 
-def _crash_script(b: LogBuilder) -> None:
+BIG_MODULE = "services/billing_5.py"
+
+
+def _crash_script(b: LogBuilder) -> int:
+    """Five ported modules, then a read so large that the next request overflows the context
+    window; the overflow compaction is interrupted by a crash. Returns the big result's seq."""
     for n in range(5):
         with b.turn():
             path = f"services/billing_{n}.py"
@@ -286,41 +291,49 @@ def _crash_script(b: LogBuilder) -> None:
                                                 "invoice_api.create("}, f"Edited {path}.")])
             answer_step(b, f"{path} now uses the invoice API.")
         b.advance(3 * MINUTE)
-    b.turn_start()                       # the process is killed while this summary is running
+    b.turn_start()
     with b.step():
-        b.user("Port services/billing_5.py as well.")
-        _model_turn(b, "Reading it.", [("read", {"path": "services/billing_5.py"},
-                                        tx.source_file("services/billing_5.py", 150, 55))],
+        b.user(f"Port {BIG_MODULE} as well.")
+        _model_turn(b, "Reading it.", [("read", {"path": BIG_MODULE},
+                                        tx.source_file(BIG_MODULE, 1_600, 55))],
                     reasoning=None, think_ms=4_000)
-    compact_pressure(b, "", interrupted=True)
+    big = b.surface[-1]
+    b.step_start()                       # the next request no longer fits the window
+    b.advance(2_000)
+    b.attempt_failed("CONTEXT_WINDOW_EXCEEDED", "This model's maximum context length is 20000 "
+                     "tokens; the request has 21873 tokens.")
+    compact_pressure(b, "", retain_tokens=0, interrupted=True)   # killed during the summary
+    return big
 
 
 def crash_mid_compaction(out: Path) -> list[Path]:
-    """The process was killed while a summary request was running: an unmatched
-    `compaction/start` at the tail of an open turn, nothing after it (as DSH left it)."""
+    """A 15,500-token read made the next request overflow the context window; DSH started an
+    overflow compaction inside the step and the process was killed during its summary request:
+    an unmatched `compaction/start` at the tail of an open step and turn (as DSH left it)."""
     b = LogBuilder(version=4, session_id="session-crash", cwd="/work/billing", seed=4)
     _crash_script(b)
     return [b.write(out / "crash-mid-compaction__session.v4.jsonl")]
 
 
 def crash_then_resume(out: Path) -> list[Path]:
-    """The same session after the next start: crash repair closed the turn (`turn/end
-    {interrupted}`), a `session/end-seed` released the stale lock, and the new process ran a
-    successful compaction of the same span."""
+    """The same session after the next start: crash repair closed the step and the turn
+    (`turn/end {interrupted}`), a `session/end-seed` released the stale lock, and the new
+    process pruned the big result and compacted before retrying the work."""
     b = LogBuilder(version=4, session_id="session-crash", cwd="/work/billing", seed=4)
-    _crash_script(b)
+    big = _crash_script(b)
     b.repair()
     b.advance(20 * MINUTE)
     b.end_seed()
     with b.turn():
+        b.prune(big)
         compact_pressure(b, tx.summary("Port billing services to the invoice API.",
-                                       ["billing_0..4 ported", "billing_5 read, not changed"],
-                                       "port billing_5"))
-        opening_step(b, "Port services/billing_5.py as well.", "Porting billing_5 now.",
-                     [("edit", {"path": "services/billing_5.py", "old": "Invoice(",
-                                "new": "invoice_api.create("}, "Edited services/billing_5.py.")],
+                                       ["billing_0..4 ported", f"{BIG_MODULE} read (1,600 "
+                                        "lines), not changed yet"], f"port {BIG_MODULE}"))
+        opening_step(b, f"Port {BIG_MODULE} as well.", "Porting it now.",
+                     [("edit", {"path": BIG_MODULE, "old": "Invoice(",
+                                "new": "invoice_api.create("}, f"Edited {BIG_MODULE}.")],
                      header=HEADER)
-        answer_step(b, "services/billing_5.py now uses the invoice API.")
+        answer_step(b, f"{BIG_MODULE} now uses the invoice API.")
     return [b.write(out / "crash-then-resume__session.v4.jsonl")]
 
 
