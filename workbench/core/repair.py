@@ -85,6 +85,8 @@ class CloserTracker:
         self.last_seq = event.get("seq")
         self.last_time = event.get("time")
         kind = event.get("type")
+        if kind not in _TRACKED:
+            return
         data = event.get("data")
         if kind == "turn/start":
             self.pending.clear()
@@ -166,6 +168,10 @@ class CloserTracker:
         out.append({"type": "turn/end", "seq": seq, "time": time,
                     "data": {"turn": self.open_turn, "reason": {"kind": cause}}})
         return out
+
+
+_TRACKED = frozenset(("turn/start", "turn/end", "step/start", "step/end", "assistant/message",
+                      "tool/call", "tool/result"))
 
 
 def _same(a: Any, b: Any) -> bool:

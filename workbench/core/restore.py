@@ -43,6 +43,7 @@ _LLM_TYPES_V4 = _MESSAGE_TYPES_V4 | {"request/header", "assistant/attempt"}
 _FOLD_TYPES = _MESSAGE_TYPES_V4 | {"image/offload"}
 _REASONS_V4 = ("initial", "resume", "change", "series")
 _ADAPTER_KEYS = frozenset(("reasoningEffort", "maxTokens"))
+_MAX = 2**53 - 1
 
 
 class RestoreError(WorkbenchError):
@@ -117,9 +118,13 @@ def _envelope_ok(event: Any, version: int) -> bool:
     if len(event) > 4 and not _ENVELOPE.issuperset(event.keys()):
         return False
     seq, time = event.get("seq", ABSENT), event.get("time", ABSENT)
+    if not (type(seq) is int and 0 <= seq <= _MAX):
+        if not (is_safe_int(seq) and seq >= 0 and (version < 4 or not is_neg_zero(seq))):
+            return False
+    if not (type(time) is int and -_MAX <= time <= _MAX) and not is_safe_int(time):
+        return False
     ignorable = event.get("ignorable", ABSENT)
-    return (type(event.get("type")) is str and is_safe_int(seq) and seq >= 0
-            and (version < 4 or not is_neg_zero(seq)) and is_safe_int(time) and "data" in event
+    return (type(event.get("type")) is str and "data" in event
             and (ignorable is ABSENT or ignorable is True))
 
 

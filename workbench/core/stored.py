@@ -220,20 +220,32 @@ class StoredValidator:
 
     def accept(self, event: Mapping[str, Any]) -> None:
         kind = event.get("type")
-        seq = event.get("seq")
-        known = type(kind) is str and kind in self.known
-        if not known and event.get("ignorable") is not True:
-            problem = StoredViolation(seq, "unsupported_newer", "unsupported", "SessionFormatUnsupportedError",
-                                      self._unsupported(
-                                          f'session "{self.session_id}" contains event type "{js_str(kind)}" '
-                                          f"(seq {js_str(seq)}) unknown to this harness and not marked ignorable; "
-                                          "refusing to interpret the log \u2014 it was likely written by a newer harness"))
-            (self.refusals if self.version >= 4 else self.unknown).append(problem)
+        if type(kind) is not str or kind not in self.known:
+            if event.get("ignorable") is not True:
+                self._unknown(event, kind)
+        elif kind in _CHECKED:
+            self._check(event, kind)
+        elif "surfaceOp" in event or "sourceEventSeqs" in event:
+            self._check(event, kind)
+
+    def _unknown(self, event: Mapping[str, Any], kind: Any) -> None:
+        problem = StoredViolation(event.get("seq"), "unsupported_newer", "unsupported", "SessionFormatUnsupportedError",
+                                  self._unsupported(
+                                      f'session "{self.session_id}" contains event type "{js_str(kind)}" '
+                                      f"(seq {js_str(event.get('seq', ABSENT))}) unknown to this harness and not "
+                                      "marked ignorable; refusing to interpret the log \u2014 it was likely written "
+                                      "by a newer harness"))
+        (self.refusals if self.version >= 4 else self.unknown).append(problem)
         if self.version < 4 and kind in ("request/header-delta", "mode/set"):
             self.refusals.append(StoredViolation(
-                seq, "stored_vocabulary", "unsupported", "SessionFormatUnsupportedError",
+                event.get("seq"), "stored_vocabulary", "unsupported", "SessionFormatUnsupportedError",
                 self._unsupported(f'session "{self.session_id}" contains unsupported legacy {kind} event '
-                                  f"at seq {js_str(seq)}")))
+                                  f"at seq {js_str(event.get('seq', ABSENT))}")))
+        if "surfaceOp" in event or "sourceEventSeqs" in event:
+            self._check(event, kind)
+
+    def _check(self, event: Mapping[str, Any], kind: Any) -> None:
+        seq = event.get("seq")
         if kind == "request/header":
             data = event.get("data")
             if type(data) is dict and data.get("reason") == "fallback":
@@ -242,11 +254,10 @@ class StoredValidator:
                     self._unsupported(f'session "{self.session_id}" contains a request/header event '
                                       f'(seq {js_str(seq)}) with the unsupported legacy reason "fallback"; refusing '
                                       "to interpret the log \u2014 it was written by a retired pre-release harness")))
-        subject = f"session event at seq {js_str(seq)}"
         if self.version >= 4:
             problem_text = event_data_problem(event) if kind in _DATA_TYPES else None
             if problem_text is not None:
-                self._corrupt(seq, f"{subject} {problem_text}")
+                self._corrupt(seq, f"session event at seq {js_str(seq)} {problem_text}")
                 return
             fold_problem = surface_metadata_problem(event, version=4)
             if fold_problem is not None:
@@ -254,7 +265,7 @@ class StoredValidator:
                 return
         shape = message_shape_problem(event, version=self.version) if kind in _SHAPE_TYPES else None
         if shape is not None:
-            self._corrupt(seq, f"{subject} {shape[1]}")
+            self._corrupt(seq, f"session event at seq {js_str(seq)} {shape[1]}")
 
     def finish(self) -> list[StoredViolation]:
         """Every violation, the reference's error first (refusals, then per-event problems)."""
@@ -265,6 +276,7 @@ class StoredValidator:
 
 _DATA_TYPES = _SURFACE_V4 | {"request/header"}
 _SHAPE_TYPES = _SURFACE_V4
+_CHECKED = _DATA_TYPES
 
 
 def validate_stored_events(meta: Mapping[str, Any] | None, events: Sequence[Mapping[str, Any]], *,

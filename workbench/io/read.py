@@ -183,8 +183,9 @@ def _scan_raw(reader: _Reader, chunks: Any, first: bytes, source: Any, path: str
               byte_length: int) -> ReadResult:
     buffer = first
     newline = buffer.find(b"\n")
-    for chunk in chunks:
-        if newline != -1:
+    while newline == -1:
+        chunk = next(chunks, b"")
+        if not chunk:
             break
         buffer += chunk
         newline = buffer.find(b"\n")

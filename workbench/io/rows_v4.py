@@ -28,10 +28,17 @@ from workbench.io.scan import RowIssue
 
 _EVENT_REQUIRED = ("type", "seq", "time", "data")
 _EVENT_KEYS = frozenset(_EVENT_REQUIRED + ("ignorable", "sourceEventSeqs", "surfaceOp"))
+_MAX = 2**53 - 1
 _IMAGE_TYPES = ("image/png", "image/jpeg", "image/webp", "image/gif")
 _NOT_STARTED_TEXT = ("The tool call was interrupted before the Harness recorded it as started. "
                      "Retry it if it is still needed.")
-_SUSPECT = re.compile(rb"tool-(?:result|addition|removal)|\\u")
+_SUSPECT_NAME = re.compile(rb"tool-(?:res|add|rem)")
+_SUSPECT_ESCAPE = re.compile(rb"\\u")
+_ADMISSION_TYPES = frozenset((
+    "user/message", "developer/message", "system/message", "assistant/message", "assistant/attempt",
+    "tool/result", "team/message/queued", "agent/inbox/spliced", "session/title-llm-request",
+    "compaction/summary", "tool/ptc-dispatch", "request/header", "tool/code-dispatch-start",
+    "tool/code-dispatch"))
 _DEEP_TYPES = frozenset((
     "user/message", "developer/message", "system/message", "assistant/message", "assistant/attempt",
     "tool/result", "team/message/queued", "agent/inbox/spliced", "session/title-llm-request",
@@ -414,7 +421,10 @@ def admit_row(row: Any, raw: bytes | None = None) -> None:
     if type(row) is not dict:
         return
     kind = row.get("type")
-    deep = kind in _DEEP_TYPES and (raw is None or _SUSPECT.search(raw) is not None)
+    if type(kind) is not str or kind not in _ADMISSION_TYPES:
+        return  # every admission rule is keyed on one of these types
+    deep = kind in _DEEP_TYPES and (raw is None or _SUSPECT_NAME.search(raw) is not None
+                                    or _SUSPECT_ESCAPE.search(raw) is not None)
     developer_data(row, deep)
     source_row_admission(row)
     retired_syntax(row, deep)
@@ -484,7 +494,7 @@ def decode_envelope(value: Any, row: int) -> dict:
     if type(value["type"]) is not str:
         raise RowDecodeError("row_invalid", f"released v2 row {row} type must be a string")
     time = value["time"]
-    if not is_safe_int(time) or is_neg_zero(time):
+    if not (type(time) is int and -_MAX <= time <= _MAX) and (not is_safe_int(time) or is_neg_zero(time)):
         raise RowDecodeError("row_invalid", f"released v2 row {row} time must be a safe integer")
     ignorable = value.get("ignorable", ABSENT)
     if ignorable is not ABSENT and ignorable is not True:

@@ -167,26 +167,44 @@ class EventStore(Sequence):
         offset = start - self._segment_base
         length = end - start
         codes = self._type_codes
-        for member, event in enumerate(events):
-            kind = event.get("type") if type(event) is dict else None
+        if len(events) == 1 and not inline and not packed:
+            event = events[0]
+            kind = event.get("type")
             code = codes.get(kind)
             if code is None:
-                code = codes[kind] = len(self._types)
-                self._types.append(kind)
+                code = self._code(kind)
             self._type.append(code)
             self._offset.append(offset)
             self._length.append(length)
             self._line.append(line)
-            if packed:
-                self._members[index + member] = member
-            if inline:
-                self._inline[index + member] = event
+        else:
+            for member, event in enumerate(events):
+                kind = event.get("type") if type(event) is dict else None
+                code = codes.get(kind)
+                if code is None:
+                    code = self._code(kind)
+                self._type.append(code)
+                self._offset.append(offset)
+                self._length.append(length)
+                self._line.append(line)
+                if packed:
+                    self._members[index + member] = member
+                if inline:
+                    self._inline[index + member] = event
         dicts = self._dicts
         if dicts is not None:
             dicts.extend(events)
             self._bytes += length
             if len(dicts) > self._keep_events or self._bytes > self._keep_bytes:
                 self._dicts = None
+
+    def _code(self, kind: Any) -> int:
+        try:
+            code = self._type_codes[kind] = len(self._types)
+        except TypeError:  # an unhashable "type" value: one shared code
+            return self._code(None)
+        self._types.append(kind)
+        return code
 
     def _segment_of(self, index: int) -> int:
         return self._run_segments[bisect_right(self._run_starts, index) - 1]
