@@ -182,27 +182,3 @@ def screenshots(tmp_path: Path, request: pytest.FixtureRequest) -> Path:
     folder = Path(base) / request.node.name if base else tmp_path / "screenshots"
     folder.mkdir(parents=True, exist_ok=True)
     return folder
-
-
-def write_notebook(root: Path, name: str, cells: list[str]) -> str:
-    """A code-only notebook in the Lab root; returns its name (relative path)."""
-    nb = {"nbformat": 4, "nbformat_minor": 5,
-          "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3",
-                                      "language": "python"}},
-          "cells": [{"cell_type": "code", "id": f"c{i}", "metadata": {}, "execution_count": None,
-                     "outputs": [], "source": src} for i, src in enumerate(cells)]}
-    (root / name).write_text(json.dumps(nb, indent=1), encoding="utf-8")
-    return name
-
-
-def open_and_run(page, lab: Lab, name: str, *, timeout_ms: float = 90_000) -> None:
-    """Open a notebook in Lab, wait for its kernel, run every cell."""
-    page.goto(lab.notebook_url(name), timeout=timeout_ms)
-    page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell "
-                           "&& document.querySelector('.jp-Notebook .jp-Cell')", timeout=timeout_ms)
-    page.wait_for_function(
-        """() => { const w = window.jupyterapp.shell.currentWidget;
-                   const k = w && w.sessionContext && w.sessionContext.session
-                             && w.sessionContext.session.kernel;
-                   return k && k.status === 'idle'; }""", timeout=timeout_ms)
-    page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")

@@ -15,7 +15,7 @@ PAYLOADS = ("<script>window.__pwned = 1</script>",
 
 
 def sample_script(version: int = 4, *, user_text: str = "Upgrade dependencies") -> LogBuilder:
-    """Seqs (v4): 2 system, 3 user, 6 assistant (2 calls), 8/10 results, 16-17 prune of 8,
+    """Seqs (v4): 2 system, 3 user, 6 assistant (2 calls), 8/10 results, 17-18 prune of 8,
     19-23 compaction (checkpoint 22 replaces 3..13), 28-32 nested compaction (31 replaces
     22..26), 34-36 failed, 37-43 manual (41), 44 interrupted start, 46 end-seed."""
     b = LogBuilder(version=version, session_id="session-test")
@@ -32,8 +32,8 @@ def sample_script(version: int = 4, *, user_text: str = "Upgrade dependencies") 
             b.tool_result(a.call_ids[1], text="nothing here")
         with b.step():
             b.assistant("Both read.")
-    b.prune(b.surface[-3], head=100, tail=50)
     with b.turn():
+        b.prune(b.surface[-3], head=100, tail=50)
         b.compact(summary="The user asked for an upgrade.")
         with b.step():
             b.user("Continue.")
@@ -50,6 +50,16 @@ def sample_script(version: int = 4, *, user_text: str = "Upgrade dependencies") 
 def load_session(path: Path):
     import workbench
     return workbench.load(path)
+
+
+@pytest.fixture
+def payloads() -> tuple[str, ...]:
+    return PAYLOADS
+
+
+@pytest.fixture
+def load():
+    return load_session
 
 
 @pytest.fixture

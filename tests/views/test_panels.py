@@ -23,7 +23,7 @@ def test_log_pane_window_follows_the_step_and_highlights_it(session):
     pane = LogPane(session, state, before=3, after=2)
     state.step = 20
     assert [r.seq for r in pane.rows(20)] == [17, 18, 19, 20, 21, 22]
-    assert 'class="wb-row wb-click wb-log-only wb-step" data-seq="20"' in pane.pane.html
+    assert 'class="wb-row wb-click wb-log-only wb-step wb-focus" data-seq="20"' in pane.pane.html
     assert "seq 17–22 of 47 events · step 20" in pane.pane.html
     state.step = 40
     assert 'data-seq="40"' in pane.pane.html and 'data-seq="20"' not in pane.pane.html
@@ -32,8 +32,8 @@ def test_log_pane_window_follows_the_step_and_highlights_it(session):
 @pytest.mark.parametrize(("step", "seq", "surface", "hidden_by"), [
     pytest.param(21, 3, "on surface", None, id="before-the-checkpoint"),
     pytest.param(22, 3, "shadowed", 22, id="hidden-at-the-checkpoint"),
-    pytest.param(16, 8, "on surface", None, id="before-the-prune"),
-    pytest.param(17, 8, "shadowed", 17, id="hidden-by-the-pruned-copy"),
+    pytest.param(17, 8, "on surface", None, id="before-the-prune"),
+    pytest.param(18, 8, "shadowed", 18, id="hidden-by-the-pruned-copy"),
     pytest.param(30, 22, "on surface", None, id="checkpoint-before-nesting"),
     pytest.param(31, 22, "shadowed", 31, id="checkpoint-hidden-by-nested-one"),
     pytest.param(20, 21, "future", None, id="after-the-step"),
@@ -44,6 +44,19 @@ def test_log_pane_marks_hidden_events_with_the_replacement(session, step, seq, s
     pane = LogPane(session, before=30, after=30)
     row = rows_by_seq(pane, step)[seq]
     assert (row.surface, row.hidden_by) == (surface, hidden_by)
+
+
+def test_selecting_an_event_brings_it_into_the_log_window_with_marks_at_the_step(session):
+    state = StepState(last_seq=len(session) - 1)
+    pane = LogPane(session, state, before=2, after=2)
+    state.step = 40
+    state.selected = 6
+    assert "seq 4–8 of 47 events · step 40 · showing #6" in pane.pane.html
+    assert 'class="wb-row wb-click wb-shadowed wb-focus" data-seq="6"' in pane.pane.html
+    rows = rows_by_seq(pane, 40)
+    assert rows == {r.seq: r for r in pane.rows(40, 40)}  # rows() centres on the step
+    marks = {r.seq: r.hidden_by for r in pane.rows(40, 6)}
+    assert marks == {4: None, 5: None, 6: 22, 7: None, 8: 18}  # 8 went first, to the prune
 
 
 def test_log_pane_draws_compaction_brackets_as_bars(session):
@@ -77,7 +90,7 @@ def test_surface_pane_shows_the_surface_at_the_step(session):
     assert "surface at seq 22: 2 nodes" in pane.pane.html
     node = pane.surface_rows(22)[0][1]
     assert node.seq == 22 and node.replaces == (3, 13, 5)
-    assert [i.seq for i in node.lineage] == [3, 6, 17, 10, 13]
+    assert [i.seq for i in node.lineage] == [3, 6, 18, 10, 13]
     assert [c.seq for c in node.lineage[2].children] == [8]  # the pruned copy stands for 8
     assert "replaces #3…#13 (5 nodes)" in pane.pane.html
 
@@ -98,7 +111,7 @@ def test_nested_lineage_reaches_the_original_events(session):
     node = pane.node_row(0, 31)
     assert node.replaces == (22, 26, 3)
     first = node.lineage[0]
-    assert first.seq == 22 and [c.seq for c in first.children] == [3, 6, 17, 10, 13]
+    assert first.seq == 22 and [c.seq for c in first.children] == [3, 6, 18, 10, 13]
 
 
 def test_transcript_toggle_shows_append_origin_messages(session):

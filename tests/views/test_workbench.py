@@ -11,15 +11,13 @@ import workbench
 from workbench.views import LogPane, Workbench
 from workbench.views.data import view_data
 
-from conftest import PAYLOADS  # type: ignore[import-not-found]  # tests/views/conftest.py
-
 
 def test_slider_drives_every_view(session):
     wb = Workbench(session)
     before = {v: getattr(v, "pane", None) and v.pane.html for v in wb.views}
     wb.controls.slider.value = 22
     assert wb.state.step == 22 == wb.state.selected
-    assert 'wb-step" data-seq="22"' in wb.log_pane.pane.html
+    assert 'wb-step wb-focus" data-seq="22"' in wb.log_pane.pane.html
     assert "surface at seq 22: 2 nodes" in wb.surface_pane.pane.html
     assert wb.token_timeline.cursor == 22 and wb.bracket_chart.cursor == 22
     assert "event #22 · user/message" in wb.inspector.pane.html
@@ -40,7 +38,7 @@ def test_next_compaction_shows_the_shadowed_range(session):
 def test_a_failing_view_shows_its_error_and_recovers(session, monkeypatch):
     wb = Workbench(session)
 
-    def broken(self, step):
+    def broken(self, step, centre=None):
         raise RuntimeError(f"cannot draw <b>{step}</b>")
 
     monkeypatch.setattr(LogPane, "rows", broken)
@@ -67,7 +65,7 @@ class _Tags(HTMLParser):
         self.attrs.update(name for name, _ in attrs)
 
 
-def test_payloads_in_a_log_stay_text_in_every_pane(payload_session):
+def test_payloads_in_a_log_stay_text_in_every_pane(payload_session, payloads):
     wb = Workbench(payload_session)
     for step in range(len(payload_session)):
         wb.state.step = step
@@ -82,17 +80,16 @@ def test_payloads_in_a_log_stay_text_in_every_pane(payload_session):
     assert "&lt;script&gt;window.__pwned = 1&lt;/script&gt;" in wb.log_pane.pane.html
     summary = wb.children[0].value
     assert "&lt;b&gt;session&lt;/b&gt;" in summary and "<b>session" not in summary
-    for payload in PAYLOADS:
+    for payload in payloads:
         assert payload not in wb.surface_pane.pane.html
 
 
-def test_workbench_of_an_empty_log_builds(tmp_path):
+def test_workbench_of_an_empty_log_builds(tmp_path, load):
     from workbench.build import LogBuilder
 
-    from conftest import load_session  # type: ignore[import-not-found]
     path = tmp_path / "empty.v4.jsonl"
     LogBuilder(version=4, session_id="empty").write(path)
-    wb = Workbench(load_session(path))
+    wb = Workbench(load(path))
     assert wb.state.last_seq == 0
     assert all(v.last_error is None for v in wb.views)
 

@@ -9,7 +9,8 @@ formatters of `workbench.views.html`, which escape every log-derived character; 
 reads our own ``data-seq``/``data-act`` attributes.
 
 Expanded ``<details>`` (lineage, JSON) stay open across re-renders when they carry a
-``data-key``; the row marked ``wb-step`` is scrolled into the middle of the pane.
+``data-key``; the row marked ``wb-focus`` (else ``wb-step``) is scrolled into the middle of the
+pane.
 """
 from __future__ import annotations
 
@@ -34,8 +35,8 @@ function render({ model, el }) {
       if (open.has(d.dataset.key)) d.open = true;
     });
     box.scrollTop = top;
-    const step = box.querySelector(".wb-step");
-    if (step) box.scrollTop = Math.max(0, step.offsetTop - box.clientHeight / 2);
+    const focus = box.querySelector(".wb-focus") || box.querySelector(".wb-step");
+    if (focus) box.scrollTop = Math.max(0, focus.offsetTop - box.clientHeight / 2);
   };
   const onClick = (event) => {
     if (event.target.closest("summary")) return;

@@ -51,10 +51,10 @@ class StepControls(widgets.VBox):
 
         self.back = _button("◀", "one event back", "wb-back", "36px")
         self.forward = _button("▶", "one event forward", "wb-forward", "36px")
-        self.prev_compaction = _button("⏮ compaction", "previous compaction", "wb-prev-compaction")
-        self.next_compaction = _button("compaction ⏭", "next compaction", "wb-next-compaction")
-        self.prev_request = _button("⏮ request", "previous model request", "wb-prev-request")
-        self.next_request = _button("request ⏭", "next model request", "wb-next-request")
+        self.prev_compaction = _button("« compaction", "previous compaction", "wb-prev-compaction")
+        self.next_compaction = _button("compaction »", "next compaction", "wb-next-compaction")
+        self.prev_request = _button("« request", "previous model request", "wb-prev-request")
+        self.next_request = _button("request »", "next model request", "wb-next-request")
         self.jump = widgets.BoundedIntText(value=state.step, min=0, max=last, description="seq",
                                            layout=widgets.Layout(width="150px"))
         self.go = _button("go", "jump to this seq", "wb-go")

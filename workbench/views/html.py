@@ -83,6 +83,7 @@ class LogRow:
     hidden_by: int | None = None
     bracket: tuple[str, str] | None = None  # (status, "start" | "inside" | "end" | "single")
     is_step: bool = False
+    is_focus: bool = False  # the row the window is centred on (scrolled into view)
 
 
 def log_table_html(rows: Sequence[LogRow], *, caption: str = "") -> str:
@@ -95,6 +96,8 @@ def log_table_html(rows: Sequence[LogRow], *, caption: str = "") -> str:
         classes = ["wb-row", "wb-click", "wb-" + r.surface.replace(" ", "-")]
         if r.is_step:
             classes.append("wb-step")
+        if r.is_focus:
+            classes.append("wb-focus")
         mark = ""
         if r.hidden_by is not None:
             mark = f'<span class="wb-hidden-by">hidden by #{r.hidden_by}</span> '

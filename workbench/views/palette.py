@@ -39,6 +39,7 @@ STYLE = """
 .wb-click { cursor: pointer; }
 .wb-row:hover { background: #eef5ff; }
 .wb-step { background: #fff3b0 !important; font-weight: bold; }
+.wb-focus:not(.wb-step) { outline: 2px solid #1f5fa8; outline-offset: -2px; }
 .wb-shadowed td { color: #999; text-decoration: line-through; text-decoration-color: #ccc; }
 .wb-log-only td { color: #666; }
 .wb-future td { color: #bbb; }
