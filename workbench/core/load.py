@@ -63,7 +63,7 @@ class LoadReport:
 
 def relationship_kind(message: str) -> str:
     """The conformance kind of a relationship-stage message (v4 INDEX error kinds)."""
-    if message.startswith("format v4 ") or message.startswith("developer/message "):
+    if message.startswith("format v4 "):
         return "retired_or_forbidden_syntax"
     if "delivery" in message:
         return "delivery_marker"
@@ -85,6 +85,7 @@ class _Pipeline:
         self.stored: StoredValidator | None = None
         self.closers: CloserTracker | None = None
         self.restore: RestoreChecker | None = None
+        self.crashes: list[Defect] = []
 
     def start(self, header: HeaderResult, events: EventStore) -> None:
         self.header = header
@@ -99,21 +100,26 @@ class _Pipeline:
                                       header=header.meta if version >= 4 else None)
         relationships = self.relationships
         stored, closers, restore = self.stored, self.closers, self.restore
-        if relationships is not None:
-            def accept(batch: list) -> None:
-                for event in batch:
-                    relationships.accept(event)
+        crash = self._crash
+
+        def accept(batch: list) -> None:
+            for event in batch:
+                try:
+                    if relationships is not None:
+                        relationships.accept(event)
                     stored.accept(event)
                     closers.observe(event)
                     restore.accept(event)
-        else:
-            def accept(batch: list) -> None:
-                for event in batch:
-                    if type(event) is dict:
-                        stored.accept(event)
-                        closers.observe(event)
-                    restore.accept(event)
+                except Exception as exc:  # noqa: BLE001 - a checker bug must not lose the log
+                    crash(event, exc)
         self.accept = accept  # type: ignore[method-assign]
+
+    def _crash(self, event: Any, exc: Exception) -> None:
+        if not self.crashes:
+            seq = event.get("seq") if type(event) is dict else None
+            self.crashes.append(Defect("checker_error", f"a workbench check failed on this event "
+                                       f"({type(exc).__name__}: {exc}); later checks may be incomplete",
+                                       self.name, "warning", seq=seq if type(seq) is int else None))
 
     def accept(self, batch: list) -> None:  # replaced in start()
         raise RuntimeError("pipeline not started")
@@ -136,6 +142,7 @@ def _evaluate(read: ReadResult, pipeline: _Pipeline) -> LoadReport:
         return report
     events = log.events
     defects = log.defects
+    defects.extend(pipeline.crashes)
     if pipeline.relationships is not None:
         found = pipeline.relationships.finish(log.inherited_event_count)
         report.relationships = found

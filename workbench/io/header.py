@@ -173,7 +173,7 @@ def parse_header_record(record: bytes, *, generation: int | None = None,
         return HeaderResult(fallback, None, jsjson.ABSENT, _invalid(HEADER_MISSING, "header_missing"))
     try:
         value = jsjson.loads(record[:-1])
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):
         return HeaderResult(fallback, None, jsjson.ABSENT,
                             _invalid("corrupt session log: header line is not valid JSON", "header_not_json"))
     version = value.get("version", jsjson.ABSENT) if type(value) is dict else jsjson.ABSENT

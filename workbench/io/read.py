@@ -139,7 +139,10 @@ class _Reader:
         store = self.store if self.store is not None else EventStore(BytesSource(b""), dict)
         meta = header.meta if header is not None else None
         raw = header.raw if header is not None and type(header.raw) is dict else None
-        log = Log(path=path, encoding=encoding, format_version=header.generation if header else None,  # type: ignore[arg-type]
+        version = raw.get("version") if raw is not None else None
+        shown = int(version) if type(version) in (int, float) and float(version).is_integer() \
+            and 0 <= version < 2**31 else (header.generation if header else None)
+        log = Log(path=path, encoding=encoding, format_version=shown,  # type: ignore[arg-type]
                   header=raw, meta=meta, events=store, byte_length=byte_length)
         tolerated = None
         if scanner is not None:

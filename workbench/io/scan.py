@@ -185,7 +185,7 @@ class LineScanner:
         codec = self.codec
         try:
             value = parse_line(line_bytes)
-        except (ValueError, UnicodeDecodeError):
+        except (ValueError, UnicodeDecodeError, RecursionError):
             if self.issue is None:
                 self.issue = ScanIssue(codec.unparsable_kind,
                                        f"corrupt session log: unparsable committed event at line {line}",
@@ -207,6 +207,11 @@ class LineScanner:
                 self.issue = found
                 if exc.turn_end:
                     self.fatal = found
+            return
+        except Exception as exc:  # noqa: BLE001 - a codec bug must end reading cleanly, not crash
+            self.fatal = ScanIssue("reader_error", f"the workbench reader failed on line {line}: "
+                                   f"{type(exc).__name__}: {exc}", line=line, seq=self.event_count,
+                                   byte_offset=start)
             return
         self.event_count += len(events)
         self.committed_bytes = end + 1
