@@ -136,6 +136,19 @@ def test_unreadable_paths_raise(tmp_path: Path) -> None:
         load_log(tmp_path)
 
 
+def test_a_session_directory_stands_for_its_highest_generation(tmp_path: Path) -> None:
+    session = tmp_path / "--work-demo--" / "session-dir"
+    session.mkdir(parents=True)
+    b = LogBuilder(version=4, session_id="session-dir")
+    with b.turn():
+        with b.step():
+            b.user("hi")
+    b.write(session / "session.v4.jsonl")
+    (session / "session.jsonl").write_bytes(b'{"type":"session","version":0,"id":"session-dir"}\n')
+    log = load_log(session)
+    assert log.path.endswith("session.v4.jsonl") and log.verdict == "clean"
+
+
 def test_input_file_is_never_written(tmp_path: Path) -> None:
     b = LogBuilder(version=4, session_id="session-ro")
     with b.turn(end=False):

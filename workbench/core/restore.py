@@ -26,7 +26,7 @@ over a list. Errors are `RestoreError(message, kind)`; kinds: ``seed_header``, `
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -301,8 +301,7 @@ class RestoreChecker:
 
 
 def restore_session(events: Sequence[Mapping[str, Any]], *, version: int, header: Any = None,
-                    inherited_event_count: int = 0,
-                    event_at: Callable[[int], Any] | None = None) -> RestoreResult:
+                    inherited_event_count: int = 0) -> RestoreResult:
     """Restore a session from `events` (reference ``Session.fromRestore``); raises `RestoreError`.
 
     Without a `header` the header checks are skipped (a valid header is assumed).

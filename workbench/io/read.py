@@ -321,8 +321,18 @@ def scan_bytes(data: bytes, *, name: str = "<bytes>", encoding: str | None = Non
 
 def scan_path(path: str | os.PathLike, *, generation: int | None = None,
               observer: Observer | None = None, keep: dict[str, int] | None = None) -> ReadResult:
-    """Read a log file (opened read-only, never written)."""
+    """Read a log file (opened read-only, never written).
+
+    A session directory stands for its log (the highest generation, v4 spec §0.1); a directory
+    holding no session, or several, is `LogUnreadable`.
+    """
     path = os.fspath(path)
+    if os.path.isdir(path):
+        from workbench.io.discover import find_sessions
+        refs = find_sessions(path)
+        if len(refs) != 1:
+            raise LogUnreadable(f"{path}: a directory holding {len(refs)} session logs; load one of them")
+        path = os.fspath(refs[0].path)
     try:
         handle = open(path, "rb")  # noqa: SIM115 - closed in the finally below
     except IsADirectoryError as exc:
