@@ -270,12 +270,14 @@ def failed_summaries(out: Path) -> list[Path]:
 
 # -- 4. a crash mid-compaction, and the same session resumed -----------------------------------
 
-BIG_MODULE = "services/billing_5.py"
+GUIDE = "docs/账单迁移指南.md"
+"""The Chinese migration guide whose read overflows the window in the crash scenario."""
 
 
 def _crash_script(b: LogBuilder) -> int:
-    """Five ported modules, then a read so large that the next request overflows the context
-    window; the overflow compaction is interrupted by a crash. Returns the big result's seq."""
+    """Five ported modules, then a Chinese migration guide so long that the next request
+    overflows the context window — although DSH's heuristic, which undercounts Chinese, still
+    sees room — and the overflow compaction is interrupted by a crash. Returns the guide's seq."""
     for n in range(5):
         with b.turn():
             path = f"services/billing_{n}.py"
@@ -293,23 +295,24 @@ def _crash_script(b: LogBuilder) -> int:
         b.advance(3 * MINUTE)
     b.turn_start()
     with b.step():
-        b.user(f"Port {BIG_MODULE} as well.")
-        _model_turn(b, "Reading it.", [("read", {"path": BIG_MODULE},
-                                        tx.source_file(BIG_MODULE, 1_600, 55))],
-                    reasoning=None, think_ms=4_000)
-    big = b.surface[-1]
-    b.step_start()                       # the next request no longer fits the window
+        b.user(f"Read {GUIDE} and port services/billing_5.py the way it says.")
+        _model_turn(b, "Reading the migration guide first.",
+                    [("read", {"path": GUIDE}, tx.chinese_doc(150))], reasoning=None,
+                    think_ms=4_000)
+    guide = b.surface[-1]
+    b.step_start()                       # the provider counts more tokens than the window
     b.advance(2_000)
     b.attempt_failed("CONTEXT_WINDOW_EXCEEDED", "This model's maximum context length is 20000 "
-                     "tokens; the request has 21873 tokens.")
+                     "tokens. However, your messages resulted in 20987 tokens.")
     compact_pressure(b, "", retain_tokens=0, interrupted=True)   # killed during the summary
-    return big
+    return guide
 
 
 def crash_mid_compaction(out: Path) -> list[Path]:
-    """A 15,500-token read made the next request overflow the context window; DSH started an
-    overflow compaction inside the step and the process was killed during its summary request:
-    an unmatched `compaction/start` at the tail of an open step and turn (as DSH left it)."""
+    """A long Chinese document made the next request overflow the context window (the DSH
+    heuristic saw about half of its tokens); DSH started an overflow compaction inside the step
+    and the process was killed during its summary request: an unmatched `compaction/start` at the
+    tail of an open step and turn (as DSH left it)."""
     b = LogBuilder(version=4, session_id="session-crash", cwd="/work/billing", seed=4)
     _crash_script(b)
     return [b.write(out / "crash-mid-compaction__session.v4.jsonl")]
@@ -318,22 +321,22 @@ def crash_mid_compaction(out: Path) -> list[Path]:
 def crash_then_resume(out: Path) -> list[Path]:
     """The same session after the next start: crash repair closed the step and the turn
     (`turn/end {interrupted}`), a `session/end-seed` released the stale lock, and the new
-    process pruned the big result and compacted before retrying the work."""
+    process pruned the guide's tool result and compacted before retrying the work."""
     b = LogBuilder(version=4, session_id="session-crash", cwd="/work/billing", seed=4)
-    big = _crash_script(b)
+    guide = _crash_script(b)
     b.repair()
     b.advance(20 * MINUTE)
     b.end_seed()
     with b.turn():
-        b.prune(big)
+        b.prune(guide)
         compact_pressure(b, tx.summary("Port billing services to the invoice API.",
-                                       ["billing_0..4 ported", f"{BIG_MODULE} read (1,600 "
-                                        "lines), not changed yet"], f"port {BIG_MODULE}"))
-        opening_step(b, f"Port {BIG_MODULE} as well.", "Porting it now.",
-                     [("edit", {"path": BIG_MODULE, "old": "Invoice(",
-                                "new": "invoice_api.create("}, f"Edited {BIG_MODULE}.")],
+                                       ["billing_0..4 ported", f"{GUIDE} read: amounts in "
+                                        "cents, idempotent callbacks"], "port billing_5"))
+        opening_step(b, "Port services/billing_5.py the way the guide says.", "Porting it now.",
+                     [("edit", {"path": "services/billing_5.py", "old": "Invoice(",
+                                "new": "invoice_api.create("}, "Edited services/billing_5.py.")],
                      header=HEADER)
-        answer_step(b, f"{BIG_MODULE} now uses the invoice API.")
+        answer_step(b, "services/billing_5.py now uses the invoice API.")
     return [b.write(out / "crash-then-resume__session.v4.jsonl")]
 
 

@@ -131,12 +131,15 @@ CHINESE_DOC = (
     "所有金额以分为单位存储，避免浮点误差。退款需要人工审核，审核通过后由财务系统发起。\n")
 
 
-def chinese_doc(repeat: int) -> str:
-    """A Chinese design document (the heuristic prices it at about half its real tokens)."""
-    sections = ["## 第{}节：{}\n".format(i + 1, t) + CHINESE_DOC for i, t in enumerate(
-        ["总体设计", "状态机", "支付回调", "库存预占", "金额精度", "退款流程", "监控告警",
-         "数据迁移", "接口约定", "错误处理", "日志规范", "发布流程"][:repeat])]
-    return "\n".join(sections)
+_CHINESE_TITLES = ["总体设计", "状态机", "支付回调", "库存预占", "金额精度", "退款流程", "监控告警",
+                   "数据迁移", "接口约定", "错误处理", "日志规范", "发布流程"]
+
+
+def chinese_doc(sections: int) -> str:
+    """A Chinese design document of `sections` sections (the heuristic prices it at less than
+    half of what the DeepSeek tokenizer counts)."""
+    return "\n".join("## 第{}节：{}\n".format(i + 1, _CHINESE_TITLES[i % len(_CHINESE_TITLES)])
+                     + CHINESE_DOC for i in range(sections))
 
 
 # -- hostile payloads ---------------------------------------------------------------------------
