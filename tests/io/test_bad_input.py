@@ -1,8 +1,9 @@
 """Hostile and broken inputs through `workbench info`: one clear line, bounded memory, no traceback,
 and the input file byte-identical afterwards.
 
-Each case runs the real CLI in a fresh subprocess and reads that child's own peak RSS with
-`os.wait4`. Inputs are generated in tmp dirs (the 200 MB line and the zstd bomb are written in a
+Each case runs the real CLI in a fresh subprocess that reports its own peak RSS (`VmHWM` of
+``/proc/self/status``; `ru_maxrss` would include the pytest parent's high-water mark, which
+Linux carries into a child through fork + exec). Inputs are generated in tmp dirs (the 200 MB line and the zstd bomb are written in a
 few hundred milliseconds and never held whole in the test's memory).
 """
 from __future__ import annotations
@@ -31,18 +32,30 @@ HEADER = (b'{"type":"session","version":4,"id":"session-bad","createdAt":1,'
           b'"isSeeded":false,"delegationDepth":0}\n')
 
 
+WRAPPER = """
+import os, sys
+from workbench.cli.main import main
+try:
+    code = main(sys.argv[1:])
+finally:
+    with open("/proc/self/status") as fh:
+        hwm = next(line.split()[1] for line in fh if line.startswith("VmHWM:"))
+    with open(os.environ["H1_HWM_FILE"], "w") as out:
+        out.write(hwm)
+sys.exit(code)
+"""
+
+
 def run_info(*args: str) -> tuple[int, str, str, float]:
     """(exit code, stdout, stderr, peak RSS MiB) of `workbench info ARGS` in a fresh process."""
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        code = "import sys; from workbench.cli.main import main; sys.exit(main(sys.argv[1:]))"
-        proc = subprocess.Popen([sys.executable, "-c", code, "info", *args],
-                                stdout=out, stderr=err, cwd=REPO)
-        _, status, usage = os.wait4(proc.pid, 0)
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        out.seek(0)
-        err.seek(0)
-        return (proc.returncode, out.read().decode("utf-8", "replace"),
-                err.read().decode("utf-8", "replace"), usage.ru_maxrss / 1024)
+    with tempfile.TemporaryDirectory() as tmp:
+        hwm = Path(tmp) / "hwm"
+        proc = subprocess.run([sys.executable, "-c", WRAPPER, "info", *args], cwd=REPO,
+                              capture_output=True, env={**os.environ, "H1_HWM_FILE": str(hwm)},
+                              check=False)
+        rss = int(hwm.read_text()) / 1024 if hwm.exists() else float("inf")
+    return (proc.returncode, proc.stdout.decode("utf-8", "replace"),
+            proc.stderr.decode("utf-8", "replace"), rss)
 
 
 def sha(path: Path) -> str:
