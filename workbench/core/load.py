@@ -130,8 +130,9 @@ class _Pipeline:
 
 
 def _line(store: Sequence, seq: Any) -> int | None:
+    """The file line (header = line 1) of the record holding event `seq`."""
     if isinstance(store, EventStore) and type(seq) is int and 0 <= seq < len(store):
-        return store.line_of(seq)
+        return store.line_of(seq) + 1
     return None
 
 

@@ -41,6 +41,7 @@ _MESSAGE_TYPES_V4 = frozenset(("developer/message", "system/message", "user/mess
 _MESSAGE_TYPES_V0 = frozenset(("user/message", "assistant/message", "tool/result"))
 _LLM_TYPES_V4 = _MESSAGE_TYPES_V4 | {"request/header", "assistant/attempt"}
 _FOLD_TYPES = _MESSAGE_TYPES_V4 | {"image/offload"}
+_PLAIN_APPEND = frozenset(("system/message", "user/message", "assistant/message", "tool/result"))
 _REASONS_V4 = ("initial", "resume", "change", "series")
 _ADAPTER_KEYS = frozenset(("reasoningEffort", "maxTokens"))
 _MAX = 2**53 - 1
@@ -255,6 +256,16 @@ class RestoreChecker:
         if (type(kind) is not str or kind not in _FOLD_TYPES) and "surfaceOp" not in event \
                 and "sourceEventSeqs" not in event:
             return
+        if (event.get("surfaceOp") == "append" and type(event["surfaceOp"]) is str
+                and kind in (_PLAIN_APPEND if self.version >= 4 else _MESSAGE_TYPES_V0)
+                and "sourceEventSeqs" not in event and type(event.get("seq")) is int and event["seq"] == index):
+            # planSurfaceEvent on a plain append (eligible type, no sources, no developer data, no
+            # projection, seq already checked) can only return an append: commit it directly.
+            positions = self.state.positions
+            if index not in positions:
+                positions[index] = len(self.state.nodes)
+                self.state.nodes.append(index)
+                return
         version = self.version
         try:
             plan = plan_event(self.state, event, index, version=version, events=self.events)

@@ -69,8 +69,11 @@ def _severity(issue: ScanIssue) -> str:
 
 
 def _defect(issue: ScanIssue, path: str, severity: str | None = None) -> Defect:
+    """A `Defect` of an issue; its line counts the header as line 1 (the reference's message
+    numbers the lines after the header from 1)."""
     return Defect(issue.kind, issue.message, path, severity or _severity(issue),  # type: ignore[arg-type]
-                  line=issue.line, frame=issue.frame, seq=issue.seq, byte_offset=issue.byte_offset)
+                  line=None if issue.line is None else issue.line + 1, frame=issue.frame, seq=issue.seq,
+                  byte_offset=issue.byte_offset)
 
 
 class _Reader:

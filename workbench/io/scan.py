@@ -38,6 +38,8 @@ class ScanIssue:
     `kind` is the stable conformance kind, `message` the reference text, `name` the reference's
     error class name (``Error``, ``SessionFormatError``, ``SessionFormatUnsupportedError``,
     ``TypeError``) and `klass` whether the reference calls it corruption or a format refusal.
+    `line` numbers records as the reference's messages do: 0 is the header, 1 the first record
+    after it.
     """
 
     kind: str
