@@ -38,7 +38,7 @@ case "${1:-lab}" in
     ;;
   lab)
     ensure_venv
-    exec .venv/bin/workbench info sample_logs "${@:2}"
+    exec .venv/bin/workbench lab "${@:2}"
     ;;
   *)
     echo "usage: bash run.sh [test|lab]" >&2; exit 2 ;;

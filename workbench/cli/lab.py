@@ -6,8 +6,10 @@
 The server is the installed JupyterLab (`python -m jupyterlab` of this interpreter, so its
 kernel imports this workbench), rooted at the folder that holds `notebooks/` and `sample_logs/`
 (the repository checkout) with the chosen notebook opened. It listens on 127.0.0.1 only and
-keeps Jupyter's token authentication; the URL with the token is printed by Lab itself. The
-process is replaced by Lab (`exec`), so Ctrl-C and signals reach the server directly.
+keeps Jupyter's token authentication; the URL with the token is printed by Lab itself. Lab's
+news feed, update check and PyPI extension manager are off (`OFFLINE`), and `--allow-root` is
+added when running as root (containers). The process is replaced by Lab (`exec`), so Ctrl-C and
+signals reach the server directly.
 
 Exit codes: 2 when the notebooks cannot be found or Lab cannot be started; otherwise Lab's own.
 """
@@ -23,6 +25,11 @@ from typing import Any
 EXIT_UNUSABLE = 2
 FIRST_NOTEBOOK = "01_surface_replace.ipynb"
 _REPO = Path(__file__).resolve().parents[2]
+OFFLINE = ("--LabApp.news_url=None",
+           "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+           "--LabApp.extension_manager=readonly")
+"""Lab settings so the server itself contacts nothing: no news feed, no update check, no PyPI
+extension manager (the workbench needs none of them)."""
 
 
 def register(subparsers: Any) -> None:
@@ -48,9 +55,11 @@ def register(subparsers: Any) -> None:
 def lab_command(root: Path, notebook: str, *, port: int, no_browser: bool) -> list[str]:
     """The JupyterLab command line `workbench lab` runs."""
     cmd = [sys.executable, "-m", "jupyterlab", f"--ServerApp.root_dir={root}",
-           "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}"]
+           "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", *OFFLINE]
     if no_browser:
         cmd.append("--no-browser")
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        cmd.append("--allow-root")   # containers and fresh machines often run as root
     cmd.append(f"notebooks/{notebook}")
     return cmd
 
