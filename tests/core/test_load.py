@@ -104,6 +104,26 @@ def test_lazy_events_equal_kept_events(real_v4: tuple[Path, list[dict]]) -> None
         assert lazy.type_of(7) == kept[7]["type"]
 
 
+@pytest.mark.parametrize("compression", ["none", "zstd"])
+def test_lazy_v0_packed_rows_equal_kept_events(tmp_path: Path, compression: str) -> None:
+    """v0 packed-row members are re-read from their row line (one parse per row)."""
+    b = LogBuilder(version=0, session_id="lazy-v0")
+    for _ in range(3):
+        with b.turn():
+            with b.step():
+                b.user("count to ten")
+                b.assistant("one two three four five six seven eight nine ten", reasoning="easy " * 20)
+    path = b.write(tmp_path / ("session.jsonl" + (".zstd" if compression == "zstd" else "")),
+                   compression=compression)
+    kept = load_log(path)
+    lazy = evaluate_path(path, keep={"keep_events": 5}).log
+    assert kept.defects == [] and lazy.defects == []
+    assert lazy.events.lazy and list(lazy.events) == list(kept.events)
+    assert [lazy.events[i] for i in range(len(lazy.events) - 1, -1, -3)] == \
+        [kept.events[i] for i in range(len(kept.events) - 1, -1, -3)]
+    assert any(kept.events.line_of(i) == kept.events.line_of(i + 1) for i in range(len(kept.events) - 1))
+
+
 # -- never raises, strict mode ------------------------------------------------------------------------
 
 @pytest.mark.parametrize(("data", "rule"), [

@@ -41,6 +41,9 @@ CACHE_EVENTS = 4096
 CACHE_FRAMES = 8
 """Decompressed zstd frames kept by a large log's LRU."""
 
+WINDOW = 4 * 1024 * 1024
+"""Bytes read at once when a large log is iterated in order."""
+
 
 
 class Source:
@@ -144,6 +147,8 @@ class EventStore(Sequence):
         self._cache: OrderedDict[int, dict] = OrderedDict()
         self._segment_base = 0
         self._segment_end: int | None = None
+        self._row_key: tuple[int, int] | None = None
+        self._row: list = []
 
     # -- building (called by the reader while it scans) ---------------------------------------
 
@@ -249,12 +254,15 @@ class EventStore(Sequence):
         inline = self._inline.get(index)
         if inline is not None:
             return inline
-        raw = self._source.read(self._segment_of(index), self._offset[index], self._length[index])
-        value = parse_line(raw)
+        segment, offset = self._segment_of(index), self._offset[index]
         member = self._members.get(index)
+        if member is not None and self._row_key == (segment, offset):
+            return self._row[member]
+        value = parse_line(self._source.read(segment, offset, self._length[index]))
         if member is not None:
             from workbench.io import rows_v0
-            return rows_v0.decode_storage_record(value)[member]
+            self._row_key, self._row = (segment, offset), rows_v0.decode_storage_record(value)
+            return self._row[member]
         return self._reparse(value)
 
     def __iter__(self) -> Iterator[dict]:
@@ -263,8 +271,33 @@ class EventStore(Sequence):
         return self._iter_lazy()
 
     def _iter_lazy(self) -> Iterator[dict]:
+        """Sequential reading in large windows (one ``pread`` per `WINDOW` bytes, not per event);
+        the LRU is neither consulted nor filled, so a full pass does not evict random reads."""
+        window_segment, window_start, window = -1, 0, b""
+        row_key: tuple[int, int] | None = None
+        row: list = []
+        read = self._source.read
         for index in range(len(self._type)):
-            yield self[index]
+            cached = self._inline.get(index)
+            if cached is not None:
+                yield cached
+                continue
+            segment = self._segment_of(index)
+            offset, length = self._offset[index], self._length[index]
+            if segment != window_segment or offset < window_start or offset + length > window_start + len(window):
+                window_segment, window_start = segment, offset
+                window = read(segment, offset, max(WINDOW, length))
+            member = self._members.get(index)
+            if member is not None and row_key == (segment, offset):
+                yield row[member]
+                continue
+            value = parse_line(window[offset - window_start:offset - window_start + length])
+            if member is not None:
+                from workbench.io import rows_v0
+                row_key, row = (segment, offset), rows_v0.decode_storage_record(value)
+                yield row[member]
+            else:
+                yield self._reparse(value)
 
     def type_of(self, index: int) -> Any:
         """The event's ``type`` without parsing it."""
