@@ -182,3 +182,23 @@ def test_v0_fixture_rows_get_implicit_seq_and_time() -> None:
     assert [(e["seq"], e["time"]) for e in events] == [(0, 0), (1, 0), (2, 4), (3, 0)]
     assert events[3]["data"]["reason"] == {"kind": "aborted", "reason": {"kind": "legacy"}}
     assert result.log.implicit_seqs and isinstance(result.codec, V0Codec)
+
+
+@pytest.mark.parametrize("size", [7, 1000])
+def test_records_beyond_the_line_limit_are_unparsable_without_being_held(
+        monkeypatch: pytest.MonkeyPatch, size: int) -> None:
+    from workbench.io import scan as scan_module
+    monkeypatch.setattr(scan_module, "MAX_LINE", 200)
+    long_line = ev(1, data={"todos": [{"content": "x" * 400, "status": "pending"}]})
+    body = ev(0) + long_line + ev(2)
+    got = []
+    scanner = LineScanner(V4Codec(), lambda events, *_: got.extend(events), base=len(V4_HEADER))
+    for i in range(0, len(body), size):
+        scanner.write(body[i:i + size])
+        assert scanner.pending_bytes <= 200 + size
+    assert scanner.finish() is False
+    assert [e["seq"] for e in got] == [0]
+    assert scanner.issue.message == "corrupt session log: unparsable committed event at line 2"
+    scanner = LineScanner(V4Codec(), lambda *_: None, base=0)
+    scanner.write(long_line[:-1])
+    assert scanner.finish() is True and scanner.issue is None

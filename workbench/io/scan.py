@@ -101,6 +101,10 @@ Sink = Callable[[list, int, int, int], None]
 
 _INT_NEG_ZERO = re.compile(rb"-0(?![.0-9eE])")
 
+MAX_LINE = 256 * 1024 * 1024
+"""Longest record parsed. A longer one is unparsable without being held in memory (the reference
+fails near 512 MiB, where a JavaScript string ends; memory must stay bounded well before)."""
+
 
 def parse_line(line: bytes) -> Any:
     """`JSON.parse(line.toString("utf8"))` with one orjson pass in the common case.
@@ -126,7 +130,7 @@ class LineScanner:
     """
 
     __slots__ = ("codec", "sink", "input_bytes", "committed_bytes", "line", "event_count",
-                 "issue", "fatal", "_fragments", "_fragment_start", "checkpoint_count")
+                 "issue", "fatal", "_fragments", "_fragment_start", "_fragment_bytes", "_oversize")
 
     def __init__(self, codec: RowCodec, sink: Sink, *, base: int = 0) -> None:
         self.codec = codec
@@ -139,7 +143,8 @@ class LineScanner:
         self.fatal: ScanIssue | None = None
         self._fragments: list[bytes] = []
         self._fragment_start = base
-        self.checkpoint_count = 0
+        self._fragment_bytes = 0
+        self._oversize = False
 
     @property
     def stopped(self) -> bool:
@@ -148,8 +153,8 @@ class LineScanner:
 
     @property
     def pending_bytes(self) -> int:
-        """Bytes of an incomplete final record held back (the torn fragment so far)."""
-        return sum(len(f) for f in self._fragments)
+        """Bytes of the incomplete final record seen so far (the torn fragment)."""
+        return self._fragment_bytes
 
     def write(self, chunk: bytes | memoryview) -> None:
         """Consume the next plaintext bytes; complete records are scanned at once."""
@@ -162,24 +167,42 @@ class LineScanner:
         find = data.find
         pos = 0
         newline = find(b"\n")
-        if newline != -1 and self._fragments:
-            self._fragments.append(data[:newline])
-            line_bytes = b"".join(self._fragments)
-            self._fragments = []
-            self._consume(line_bytes, self._fragment_start, chunk_start + newline)
+        if newline != -1 and (self._fragments or self._oversize):
+            if self._oversize or self._fragment_bytes + newline > MAX_LINE:
+                self._unparsable(self._fragment_start)
+            else:
+                self._fragments.append(data[:newline])
+                line_bytes = b"".join(self._fragments)
+                self._consume(line_bytes, self._fragment_start, chunk_start + newline)
+            self._fragments, self._fragment_bytes, self._oversize = [], 0, False
             pos = newline + 1
             newline = find(b"\n", pos)
         consume = self._consume
         while newline != -1:
             if self.fatal is not None:
                 return
-            consume(data[pos:newline], chunk_start + pos, chunk_start + newline)
+            if newline - pos > MAX_LINE:
+                self._unparsable(chunk_start + pos)
+            else:
+                consume(data[pos:newline], chunk_start + pos, chunk_start + newline)
             pos = newline + 1
             newline = find(b"\n", pos)
         if pos < len(data) and self.fatal is None:
-            if not self._fragments:
+            if not self._fragments and not self._oversize:
                 self._fragment_start = chunk_start + pos
-            self._fragments.append(data[pos:])
+            self._fragment_bytes += len(data) - pos
+            if self._oversize or self._fragment_bytes > MAX_LINE:
+                self._fragments, self._oversize = [], True
+            else:
+                self._fragments.append(data[pos:])
+
+    def _unparsable(self, start: int) -> None:
+        """A record longer than `MAX_LINE`: counted as unparsable without holding or parsing it."""
+        self.line += 1
+        if self.issue is None:
+            self.issue = ScanIssue(self.codec.unparsable_kind,
+                                   f"corrupt session log: unparsable committed event at line {self.line}",
+                                   line=self.line, byte_offset=start)
 
     def _consume(self, line_bytes: bytes, start: int, end: int) -> None:
         self.line += 1
@@ -221,6 +244,6 @@ class LineScanner:
 
     def finish(self) -> bool:
         """End of input: an unterminated final record is a torn tail. Returns whether one exists."""
-        torn = bool(self._fragments)
-        self._fragments = []
+        torn = bool(self._fragments) or self._oversize
+        self._fragments, self._fragment_bytes, self._oversize = [], 0, False
         return torn
