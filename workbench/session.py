@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from workbench.core.timeline import SurfaceTimeline
-from workbench.frames.scan import EventScan, scan_events
+from workbench.frames.scan import EventScan, EventScanner, TeeEvents
 
 if TYPE_CHECKING:
     from workbench.core.compaction.audit import AuditReport
@@ -155,14 +155,24 @@ class Session:
     # -- computed once -------------------------------------------------------------------------
 
     @cached_property
-    def scan(self) -> EventScan:
-        """One pass over the events (`workbench.frames.scan`)."""
-        return scan_events(self.events, version=self.version, has_times=self.has_times)
+    def _pass(self) -> tuple[EventScan, SurfaceTimeline]:
+        """The event scan and the surface timeline from ONE pass over the events: the timeline
+        folds through a `TeeEvents` view that scans each event as the fold reads it, so a large
+        (lazily parsed) log is parsed once for both."""
+        scanner = EventScanner(len(self), version=self.version, has_times=self.has_times)
+        tee = TeeEvents(self.events, scanner)
+        timeline = SurfaceTimeline(tee, version=self.version)
+        return tee.drain(), timeline
 
-    @cached_property
+    @property
+    def scan(self) -> EventScan:
+        """Per-event arrays of one pass (`workbench.frames.scan`)."""
+        return self._pass[0]
+
+    @property
     def timeline(self) -> SurfaceTimeline:
         """The surface at every seq, from one fold (`workbench.core.timeline`)."""
-        return SurfaceTimeline(self.events, version=self.version)
+        return self._pass[1]
 
     @property
     def prices(self) -> np.ndarray:

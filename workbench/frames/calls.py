@@ -313,6 +313,7 @@ def requests_frame(session: Session) -> pd.DataFrame:
     events, version = session.events, session.version
     header_seqs = session.scan.seq_of_type("request/header").tolist()
     canon: dict[int, dict | None] = {}
+    envelopes: dict[int, int] = {}
     usage = _usage_by_attempt(session)
     size, tokens = session.surface.size, session.surface.totals(np.maximum(session.prices, 0))
     times = session.scan.time
@@ -328,7 +329,11 @@ def requests_frame(session: Session) -> pd.DataFrame:
         config = header.get("config") if isinstance(header, dict) else None
         config = config if isinstance(config, dict) else {}
         tools = header.get("tools") if isinstance(header, dict) else None
-        envelope = estimate_header(header, version=version) if header is not None else None
+        envelope = None
+        if header is not None:
+            envelope = envelopes.get(hseq)
+            if envelope is None:
+                envelope = envelopes[hseq] = estimate_header(header, version=version)
         prior = a.before - 1
         surf_tokens = int(tokens[prior]) if prior >= 0 else 0
         start = _stream_start(events[a.seq], version, session, a.chunk_seqs)

@@ -78,8 +78,9 @@ def frame(columns: Sequence[Column], source: Any, n: int) -> pd.DataFrame:
     data = {}
     for c in columns:
         values = c.get(source) if n else ()
-        data[c.name] = as_series(values, c.dtype, n, c.name)
-    return pd.DataFrame(data, columns=[c.name for c in columns], index=pd.RangeIndex(n))
+        data[c.name] = as_array(values, c.dtype, n, c.name)
+    return pd.DataFrame(data, columns=[c.name for c in columns], index=pd.RangeIndex(n),
+                        copy=False)
 
 
 def empty(columns: Sequence[Column]) -> pd.DataFrame:
@@ -99,25 +100,29 @@ def describe(columns: Sequence[Column]) -> pd.DataFrame:
 
 def as_series(values: Any, dtype: Dtype, n: int, name: str = "") -> pd.Series:
     """`values` (list, tuple, numpy array or pandas array) as a Series of exactly `dtype`."""
+    return pd.Series(as_array(values, dtype, n, name), name=name, copy=False)
+
+
+def as_array(values: Any, dtype: Dtype, n: int, name: str = "") -> Any:
+    """`values` as a pandas array of exactly `dtype` (no Series: frames are built from these)."""
     if isinstance(values, pd.Series):
         values = values.array
     if len(values) != n:
         msg = f"column {name!r}: {len(values)} values for {n} rows"
         raise ValueError(msg)
-    if dtype is TIME or (isinstance(dtype, pd.DatetimeTZDtype)):
-        return pd.Series(time_array(values), name=name)
+    if isinstance(dtype, pd.DatetimeTZDtype):
+        return time_array(values)
     if dtype == DURATION:
-        return pd.Series(_duration_array(values), name=name)
+        return _duration_array(values)
     if isinstance(dtype, pd.CategoricalDtype):
-        return pd.Series(category_array(values, dtype), name=name)
+        return category_array(values, dtype)
     if dtype is SEQ_LIST:
         arr = values if isinstance(values, pa.Array) else pa.array(
             list(values) if not isinstance(values, list) else values, type=pa.list_(pa.int64()))
-        return pd.Series(pd.arrays.ArrowExtensionArray(arr), name=name)
+        return pd.arrays.ArrowExtensionArray(arr)
     if dtype == "Int64":
-        return pd.Series(int_array(values), name=name)
-    return pd.Series(pd.array(values if not isinstance(values, tuple) else list(values),
-                              dtype=dtype), name=name)
+        return int_array(values)
+    return pd.array(values if not isinstance(values, tuple) else list(values), dtype=dtype)
 
 
 def int_array(values: Any) -> pd.arrays.IntegerArray:
@@ -158,13 +163,12 @@ def category_array(values: Any, dtype: pd.CategoricalDtype) -> pd.Categorical:
     """A categorical of `dtype`; values outside its categories are appended (never dropped)."""
     if isinstance(values, pd.Categorical) and values.dtype == dtype:
         return values
-    cats = list(dtype.categories)
-    known = set(cats)
-    extra = sorted({v for v in pd.unique(pd.array(list(values), dtype=object))
-                    if v is not None and v is not pd.NA and v not in known}, key=str)
+    values = values if isinstance(values, list) else list(values)
+    known = set(dtype.categories)
+    extra = sorted({v for v in values if isinstance(v, str) and v not in known})
     if extra:
-        dtype = pd.CategoricalDtype(cats + extra, ordered=dtype.ordered)
-    return pd.Categorical(list(values) if not isinstance(values, list) else values, dtype=dtype)
+        dtype = pd.CategoricalDtype([*dtype.categories, *extra], ordered=dtype.ordered)
+    return pd.Categorical(values, dtype=dtype)
 
 
 def coded(codes: np.ndarray, vocab: Sequence[str], dtype: pd.CategoricalDtype) -> pd.Categorical:

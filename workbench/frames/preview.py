@@ -12,22 +12,19 @@ escape every log-derived string.
 """
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
 PREVIEW_CHARS = 120
 """Longest preview, in Python characters (a table cell, not the message)."""
 
-_SPACE = re.compile(r"\s+")
-
 
 def clip(text: str, limit: int = PREVIEW_CHARS) -> str:
     """`text` on one line, at most `limit` characters (``…`` marks a cut)."""
-    if len(text) > limit * 4:
-        text = text[: limit * 4]
-    text = _SPACE.sub(" ", text).strip()
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    head = " ".join(text[: limit * 2].split())
+    if len(head) < limit and len(text) > limit * 2:  # mostly whitespace: look further
+        head = " ".join(text[: limit * 64].split())
+    return head if len(head) <= limit else head[: limit - 1] + "…"
 
 
 def content_text(content: Any, limit: int = PREVIEW_CHARS) -> str:

@@ -19,7 +19,6 @@ the turn of the original result (v0 spec §5.9), and on between-turn events.
 """
 from __future__ import annotations
 
-import sys
 from array import array
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -181,84 +180,146 @@ class EventScan:
         return full if seqs is None else full.take(pa.array(seqs, type=pa.int64()))
 
 
-def scan_events(events: Sequence[Mapping[str, Any]], *, version: int,
-                has_times: bool = True) -> EventScan:
-    """Walk `events` once. `has_times=False` (implicit seq/time, v0 §1.11) leaves times missing."""
-    n = len(events)
-    kinds = surface_types(version)
-    time, turn, step = array("q"), array("q"), array("q")
-    rstart, rend = array("q"), array("q")
-    type_codes, role_codes, kind_codes = array("i"), array("i"), array("i")
-    ops = array("b")
-    offsets, values = array("q", [0]), array("q")
-    present = bytearray(n)
-    price = array("q")
-    message_id: list[str | None] = [None] * n
-    preview: list[str | None] = [None] * n
-    types, roles, source_kinds = Vocab(), Vocab(), Vocab()
-    open_turn = open_step = _NONE
-    intern = sys.intern
-    for i, event in enumerate(events):
+class EventScanner:
+    """The scan, one event at a time: `feed` each event in seq order, then `finish`.
+
+    Incremental so the pass can share its parse with the core timeline's fold (see
+    `TeeEvents`): a large log's events are parsed on demand, once per pass."""
+
+    def __init__(self, n: int, *, version: int, has_times: bool = True) -> None:
+        self.n = n
+        self.count = 0
+        self._kinds = surface_types(version)
+        self._version = version
+        self._has_times = has_times
+        self._time, self._turn, self._step = array("q"), array("q"), array("q")
+        self._rstart, self._rend = array("q"), array("q")
+        self._type, self._role, self._kind = array("i"), array("i"), array("i")
+        self._ops = array("b")
+        self._offsets, self._values = array("q", [0]), array("q")
+        self._present = bytearray(n)
+        self._price = array("q")
+        self._message_id: list[str | None] = [None] * n
+        self._preview: list[str | None] = [None] * n
+        self.types, self.roles, self.source_kinds = Vocab(), Vocab(), Vocab()
+        self._open_turn = self._open_step = _NONE
+
+    def feed(self, event: Mapping[str, Any]) -> None:
+        """Scan the event at seq `self.count`."""
+        i = self.count
+        self.count += 1
         etype = event.get("type")
-        type_codes.append(types.code(etype if isinstance(etype, str) else str(etype)))
-        t = as_int(event.get("time")) if has_times else None
-        time.append(_NONE if t is None else t)
+        if not isinstance(etype, str):
+            etype = str(etype)
+        code = self.types.codes.get(etype)
+        self._type.append(self.types.code(etype) if code is None else code)
+        t = as_int(event.get("time")) if self._has_times else None
+        self._time.append(_NONE if t is None else t)
         if etype == "turn/start":
             v = as_int(_data(event).get("turn"))
-            open_turn = _NONE if v is None else v
-            open_step = _NONE
+            self._open_turn = _NONE if v is None else v
+            self._open_step = _NONE
         elif etype == "step/start":
             v = as_int(_data(event).get("step"))
-            open_step = _NONE if v is None else v
-        turn.append(open_turn)
-        step.append(open_step)
+            self._open_step = _NONE if v is None else v
+        self._turn.append(self._open_turn)
+        self._step.append(self._open_step)
         if etype == "turn/end":
-            open_turn = open_step = _NONE
+            self._open_turn = self._open_step = _NONE
         elif etype == "step/end":
-            open_step = _NONE
+            self._open_step = _NONE
         op = event.get("surfaceOp")
         s = e = _NONE
         role = kind = None
         if op is None:
-            ops.append(-1)
+            self._ops.append(-1)
         else:
             if op == "append":
-                ops.append(0)
+                self._ops.append(0)
             elif isinstance(op, dict) and op.get("op") == "replace":
-                ops.append(1)
+                self._ops.append(1)
                 a = as_int(op.get("startSeq", op.get("start")))
                 b = as_int(op.get("endSeq", op.get("end")))
                 s = _NONE if a is None else a
                 e = _NONE if b is None else b
             else:
-                ops.append(-1)
+                self._ops.append(-1)
             message = message_of(event)
             if isinstance(message, dict):
                 role, mid, src = message.get("role"), message.get("id"), message.get("source")
-                message_id[i] = mid if isinstance(mid, str) else None
+                self._message_id[i] = mid if isinstance(mid, str) else None
                 if isinstance(src, dict):
                     kind = src.get("kind")
-        rstart.append(s)
-        rend.append(e)
-        role_codes.append(roles.code(role))
-        kind_codes.append(source_kinds.code(intern(kind) if isinstance(kind, str) else None))
+        self._rstart.append(s)
+        self._rend.append(e)
+        self._role.append(self.roles.code(role))
+        self._kind.append(self.source_kinds.code(kind))
         if "sourceEventSeqs" in event:
             listed = seq_list(event["sourceEventSeqs"])
             if listed is not None:
-                present[i] = 1
-                values.extend(listed)
-        offsets.append(len(values))
-        price.append(node_price(event, version=version) if etype in kinds else -1)
-        preview[i] = event_preview(event)
-    return EventScan(
-        n, _masked(time), _codes(type_codes), types, _masked(turn), _masked(step),
-        _codes(role_codes), roles, _codes(kind_codes), source_kinds,
-        np.frombuffer(ops, dtype=np.int8) if n else np.zeros(0, np.int8),
-        _masked(rstart), _masked(rend), np.frombuffer(offsets, dtype=np.int64),
-        np.frombuffer(values, dtype=np.int64) if len(values) else np.zeros(0, np.int64),
-        np.frombuffer(bytes(present), dtype=bool),
-        np.frombuffer(price, dtype=np.int64) if n else np.zeros(0, np.int64),
-        message_id, preview)
+                self._present[i] = 1
+                self._values.extend(listed)
+        self._offsets.append(len(self._values))
+        self._price.append(node_price(event, version=self._version)
+                           if etype in self._kinds else -1)
+        self._preview[i] = event_preview(event)
+
+    def finish(self) -> EventScan:
+        n = self.n
+        if self.count != n:
+            msg = f"scanned {self.count} of {n} events"
+            raise ValueError(msg)
+        return EventScan(
+            n, _masked(self._time), _codes(self._type), self.types, _masked(self._turn),
+            _masked(self._step), _codes(self._role), self.roles, _codes(self._kind),
+            self.source_kinds,
+            np.frombuffer(self._ops, dtype=np.int8) if n else np.zeros(0, np.int8),
+            _masked(self._rstart), _masked(self._rend),
+            np.frombuffer(self._offsets, dtype=np.int64),
+            np.frombuffer(self._values, dtype=np.int64) if len(self._values)
+            else np.zeros(0, np.int64),
+            np.frombuffer(bytes(self._present), dtype=bool),
+            np.frombuffer(self._price, dtype=np.int64) if n else np.zeros(0, np.int64),
+            self._message_id, self._preview)
+
+
+class TeeEvents(Sequence):
+    """A view of `events` that feeds each event to `scanner` the first time it is read in seq
+    order. Handed to the core timeline, whose fold reads every event in order, it lets the scan
+    ride on the fold's parse; `drain()` scans whatever the reader did not visit in order, so
+    the result never depends on the reader's access pattern."""
+
+    def __init__(self, events: Sequence[Mapping[str, Any]], scanner: EventScanner) -> None:
+        self._events = events
+        self._scanner: EventScanner | None = scanner
+
+    def __len__(self) -> int:
+        return len(self._events)
+
+    def __getitem__(self, index: Any) -> Any:
+        event = self._events[index]
+        scanner = self._scanner
+        if scanner is not None and index == scanner.count:
+            scanner.feed(event)
+        return event
+
+    def drain(self) -> EventScan:
+        """Scan the events not seen yet, stop feeding, and return the scan."""
+        scanner = self._scanner
+        assert scanner is not None
+        for index in range(scanner.count, len(self._events)):
+            scanner.feed(self._events[index])
+        self._scanner = None
+        return scanner.finish()
+
+
+def scan_events(events: Sequence[Mapping[str, Any]], *, version: int,
+                has_times: bool = True) -> EventScan:
+    """Walk `events` once. `has_times=False` (implicit seq/time, v0 §1.11) leaves times missing."""
+    scanner = EventScanner(len(events), version=version, has_times=has_times)
+    for event in events:
+        scanner.feed(event)
+    return scanner.finish()
 
 
 def _codes(raw: array) -> np.ndarray:
