@@ -195,7 +195,7 @@ def test_records_beyond_the_line_limit_are_unparsable_without_being_held(
     scanner = LineScanner(V4Codec(), lambda events, *_: got.extend(events), base=len(V4_HEADER))
     for i in range(0, len(body), size):
         scanner.write(body[i:i + size])
-        assert scanner.pending_bytes <= 200 + size
+        assert scanner.held_bytes <= 200 + size
     assert scanner.finish() is False
     assert [e["seq"] for e in got] == [0]
     assert scanner.issue.message == "corrupt session log: unparsable committed event at line 2"

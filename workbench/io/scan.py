@@ -156,6 +156,11 @@ class LineScanner:
         """Bytes of the incomplete final record seen so far (the torn fragment)."""
         return self._fragment_bytes
 
+    @property
+    def held_bytes(self) -> int:
+        """Bytes of that record actually held in memory (none once it passed `MAX_LINE`)."""
+        return sum(len(f) for f in self._fragments)
+
     def write(self, chunk: bytes | memoryview) -> None:
         """Consume the next plaintext bytes; complete records are scanned at once."""
         if self.fatal is not None:
