@@ -15,9 +15,11 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
+from workbench.cli.info import clean as _clean
 from workbench.errors import LogRefused, LogUnreadable, WorkbenchError
 
 EXIT_OK, EXIT_FINDINGS, EXIT_UNUSABLE = 0, 1, 2
@@ -49,12 +51,6 @@ def register(subparsers: Any) -> None:
 
 def _say(message: str) -> None:
     print(f"workbench report: {message}", file=sys.stderr)
-
-
-def _clean(text: object) -> str:
-    """One terminal-safe line (log text and paths may hold control characters)."""
-    return "".join(c if c.isprintable() else f"\\x{ord(c):02x}" if ord(c) < 256
-                   else f"\\u{ord(c):04x}" for c in " ".join(str(text).split()))
 
 
 def resolve_log(path: Path) -> Path:
@@ -110,6 +106,7 @@ def run(args: argparse.Namespace) -> int:
     if out.exists() and out.resolve() == log.resolve():
         _say(f"{_clean(out)}: refusing to overwrite the input log")
         return EXIT_UNUSABLE
+    started = time.perf_counter()
     try:
         session = _load(log)
     except LogRefused as exc:
@@ -124,7 +121,8 @@ def run(args: argparse.Namespace) -> int:
         _say(f"{_clean(log)}: refused: {_clean(first)}")
         return EXIT_UNUSABLE
     try:
-        result = write_report(session, out, meters=meters, max_steps=args.max_steps)
+        result = write_report(session, out, meters=meters, max_steps=args.max_steps,
+                              started=started)
     except OSError as exc:
         _say(f"{_clean(out)}: cannot write: {_clean(exc.strerror or exc)}")
         return EXIT_UNUSABLE

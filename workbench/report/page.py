@@ -198,9 +198,10 @@ grey rows are log-only; faint rows come later). Right: the surface the request w
 
 def write_report(source: str | os.PathLike | Session, out: str | os.PathLike, *,
                  meters: Sequence[str] = ("dsh",), max_steps: int = MAX_STEPS,
-                 max_details: int = MAX_DETAILS) -> ReportResult:
-    """Load `source` (a log path or a `Session`), write its report to `out`."""
-    started = time.perf_counter()
+                 max_details: int = MAX_DETAILS, started: float | None = None) -> ReportResult:
+    """Load `source` (a log path or a `Session`), write its report to `out`. `started`: a
+    `time.perf_counter()` value to measure from (a caller that loaded the session itself)."""
+    started = time.perf_counter() if started is None else started
     if isinstance(source, (str, os.PathLike)):
         from workbench.session import load
         session = load(source)
