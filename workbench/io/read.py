@@ -164,7 +164,7 @@ class _Reader:
             seed = (meta or {}).get("seedLength")
             if type(seed) is int and seed >= 0:
                 log.inherited_event_count = seed
-        elif isinstance(self.codec, V4Codec) and self.codec.inherited is not None and self.fatal is None:
+        elif isinstance(self.codec, V4Codec) and self.codec.inherited is not None:
             log.inherited_event_count = self.codec.inherited
         log.defects = self.defects
         return ReadResult(log, header, self.fatal, tolerated, self.codec, self.issues)
@@ -178,11 +178,10 @@ def _finish_v4(reader: _Reader) -> None:
             reader.fail(ScanIssue(problem.kind, problem.message, problem.name, problem.klass))
 
 
-def _torn_defect(reader: _Reader, committed: int, length: int) -> None:
+def _torn_defect(reader: _Reader, start: int, length: int) -> None:
     reader.defects.append(Defect(
-        "torn_tail", f"incomplete final record of {length - committed} bytes after byte {committed} "
-        "(not committed; a repairing load truncates the file there)", reader.name, "tolerated",
-        byte_offset=committed))
+        "torn_tail", f"incomplete final record of {length} bytes at byte {start} (no newline: never "
+        "committed; a repairing load truncates the file)", reader.name, "tolerated", byte_offset=start))
 
 
 def _scan_raw(reader: _Reader, chunks: Any, first: bytes, source: Any, path: str,
@@ -208,9 +207,9 @@ def _scan_raw(reader: _Reader, chunks: Any, first: bytes, source: Any, path: str
             break
         scanner.write(chunk)
     if reader.end_scan():
-        torn = scanner.finish()
-        if torn:
-            _torn_defect(reader, scanner.committed_bytes, byte_length)
+        start, pending = scanner.pending_start, scanner.pending_bytes
+        if scanner.finish():
+            _torn_defect(reader, start, pending)
         _finish_v4(reader)
     result = reader.build(path, "jsonl", byte_length)
     log = result.log

@@ -157,6 +157,11 @@ class LineScanner:
         return self._fragment_bytes
 
     @property
+    def pending_start(self) -> int:
+        """Plaintext offset where that record starts."""
+        return self._fragment_start
+
+    @property
     def held_bytes(self) -> int:
         """Bytes of that record actually held in memory (none once it passed `MAX_LINE`)."""
         return sum(len(f) for f in self._fragments)
