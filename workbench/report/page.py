@@ -46,15 +46,17 @@ if TYPE_CHECKING:
 _SCRIPT_UNSAFE = re.compile("[<>&\u2028\u2029\ud800-\udfff]")
 
 
+def script_safe(json_text: str) -> str:
+    """JSON text made safe inside ``<script type="application/json">``: the characters that
+    could end the element or be read as markup become ``\\u`` escapes (only ever inside JSON
+    strings, where an escape means the same character)."""
+    return _SCRIPT_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", json_text)
+
+
 def json_for_script(value: Any) -> str:
     """`value` as JSON safe inside ``<script type="application/json">`` (module doc)."""
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    return _SCRIPT_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
-
-
-def _escape_json_text(text: str) -> str:
-    """The same escaping applied to JSON text produced elsewhere (plotly's figure JSON)."""
-    return _SCRIPT_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return script_safe(json.dumps(value, ensure_ascii=False, separators=(",", ":"),
+                                  allow_nan=False))
 
 
 def _csp_hash(script: str) -> str:
@@ -76,7 +78,7 @@ class ReportResult:
 
 
 def _figure_json(fig: Any) -> str:
-    return _escape_json_text(fig.to_json(validate=False, engine="json"))
+    return script_safe(fig.to_json(validate=False, engine="json"))
 
 
 def _figures(session: Session, meters: Sequence[str], notes: list[str]) -> list[tuple[str, str, str]]:

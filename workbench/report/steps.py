@@ -104,15 +104,12 @@ def step_data(session: Session, *, max_steps: int = MAX_STEPS, log_before: int =
     replaces: dict[str, list[int]] = {}
     lineage: dict[str, list[Any]] = {}
 
-    def describe(seq: int) -> None:
-        described.add(seq)
-
     def add_lineage(seq: int, items: tuple[LineageItem, ...], more: int) -> None:
         if str(seq) in lineage:
             return
         lineage[str(seq)] = [[int(i.seq) for i in items], int(more)]
         for item in items:
-            describe(item.seq)
+            described.add(item.seq)
             if item.children or item.more:
                 add_lineage(item.seq, item.children, item.more)
 
@@ -122,11 +119,10 @@ def step_data(session: Session, *, max_steps: int = MAX_STEPS, log_before: int =
         at = max(0, min(attempt.before - 1, data.last_seq))
         log_rows = log_pane.rows(at)
         surface_rows, count = surface_pane.surface_rows(at, previous)
-        for row in log_rows:
-            describe(row.seq)
+        described.update(row.seq for row in log_rows)
         surface = []
         for row in surface_rows:
-            describe(row.seq)
+            described.add(row.seq)
             surface.append([int(row.position), int(row.seq), int(row.changed)])
             if row.replaces is not None:
                 replaces[str(row.seq)] = [int(v) for v in row.replaces]
