@@ -19,7 +19,7 @@ import pytest
 from workbench.build import LogBuilder
 from workbench.report import json_for_script, render_report, write_report
 from workbench.report.steps import choose_attempts
-from workbench.session import Session
+from workbench.session import load
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLES = REPO / "sample_logs"
@@ -28,14 +28,6 @@ import sample_texts  # noqa: E402
 
 SAMPLE_LOGS = sorted(p for p in SAMPLES.rglob("*.jsonl*"))
 HOSTILE = SAMPLES / "hostile-payloads__session.v4.jsonl"
-
-
-def load(path: Path) -> Session:
-    try:
-        from workbench.core.load import load_log
-    except ModuleNotFoundError:   # until the core loader lands
-        from workbench.io.read import read_log as load_log
-    return Session(load_log(path))
 
 
 class Page(HTMLParser):

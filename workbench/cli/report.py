@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from workbench.cli.info import clean as _clean
-from workbench.errors import LogRefused, LogUnreadable, WorkbenchError
+from workbench.errors import LogUnreadable, WorkbenchError
 
 EXIT_OK, EXIT_FINDINGS, EXIT_UNUSABLE = 0, 1, 2
 
@@ -67,17 +67,6 @@ def resolve_log(path: Path) -> Path:
     return refs[0].path
 
 
-def _load(path: Path) -> Any:
-    from workbench.session import Session
-    try:
-        from workbench.core.load import load_log
-    except ModuleNotFoundError as exc:  # until the core loader lands: the io reader alone
-        if exc.name != "workbench.core.load":
-            raise
-        from workbench.io.read import read_log as load_log
-    return Session(load_log(path))
-
-
 def default_output(log: Path) -> Path:
     name = log.name
     for suffix in (".zstd", ".jsonl"):
@@ -86,17 +75,14 @@ def default_output(log: Path) -> Path:
 
 
 def run(args: argparse.Namespace) -> int:
+    from workbench.frames.meters import check_meters
     from workbench.report import write_report
+    from workbench.session import load
 
     try:
         log = resolve_log(Path(args.path))
-        meters = tuple(m.strip() for m in args.meters.split(",") if m.strip()) or ("dsh",)
-        from workbench.frames.meters import check_meters
-        meters = check_meters(meters)
-    except LogUnreadable as exc:
-        _say(_clean(exc))
-        return EXIT_UNUSABLE
-    except WorkbenchError as exc:   # an unknown meter name
+        meters = check_meters(args.meters)
+    except WorkbenchError as exc:   # no such log, several sessions, an unknown meter name
         _say(_clean(exc))
         return EXIT_UNUSABLE
     if args.max_steps < 0:
@@ -108,11 +94,8 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_UNUSABLE
     started = time.perf_counter()
     try:
-        session = _load(log)
-    except LogRefused as exc:
-        _say(f"{_clean(log)}: refused: {_clean(exc)}")
-        return EXIT_UNUSABLE
-    except (LogUnreadable, OSError) as exc:
+        session = load(log)
+    except (WorkbenchError, OSError) as exc:
         message = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         _say(f"{_clean(log)}: unreadable: {_clean(message)}")
         return EXIT_UNUSABLE
