@@ -279,3 +279,14 @@ def test_every_sample_renders(path: Path) -> None:
     page = Page(html)
     assert _markup_problems(page) == []
     assert facts["requests_shown"] == facts["requests_total"] > 0
+
+
+def test_header_only_log(tmp_path: Path) -> None:
+    path = tmp_path / "session.v4.jsonl"
+    path.write_text('{"type":"session","version":4,"id":"session-e","createdAt":0,'
+                    '"isSeeded":false,"delegationDepth":0}\n', encoding="utf-8")
+    result = write_report(path, tmp_path / "r.html")
+    page = Page((tmp_path / "r.html").read_text(encoding="utf-8"))
+    assert (result.events, result.requests_total, result.ok) == (0, 0, True)
+    assert "The log has no events." in page.visible
+    assert page.json_block("wb-steps-data")["steps"] == []
