@@ -93,6 +93,7 @@ class _Reader:
         self.defects: list[Defect] = []
         self.issues: list[ScanIssue] = []
         self._accept: Callable[[list], None] | None = None
+        self.expected_bytes = 0
 
     def fail(self, issue: ScanIssue) -> None:
         if self.fatal is None:
@@ -115,7 +116,7 @@ class _Reader:
             sid = raw.get("id")
             self.codec = V0Codec(sid if type(sid) is str else str(sid))
             reparse = self.codec.reparse
-        self.store = EventStore(source, reparse, **self.keep)
+        self.store = EventStore(source, reparse, expected_bytes=self.expected_bytes, **self.keep)
         self.scanner = LineScanner(self.codec, self._sink, base=len(record))
         if self.observer is not None:
             self.observer.start(header, self.store)
@@ -186,6 +187,7 @@ def _torn_defect(reader: _Reader, start: int, length: int) -> None:
 
 def _scan_raw(reader: _Reader, chunks: Any, first: bytes, source: Any, path: str,
               byte_length: int) -> ReadResult:
+    reader.expected_bytes = byte_length
     buffer = first
     newline = buffer.find(b"\n")
     while newline == -1:
@@ -230,15 +232,16 @@ def _scan_zstd(reader: _Reader, data: bytes | memoryview, compressed: Any, path:
     except IssueError as exc:
         reader.fail(exc.issue)
         return reader.build(path, "zstd", byte_length)
-    if not scan.frames:
+    count = len(scan)
+    if not count:
         reader.fail(ScanIssue("header_missing", "empty or header-less Zstandard session log", line=0))
         return reader.build(path, "zstd", byte_length)
-    segments = [(s, e, False) for s, e in scan.frames]
-    if scan.torn_start is not None:
-        segments.append((scan.torn_start, byte_length, True))
-    source = FrameSource(compressed, segments, _decode_segment)
+    torn = None if scan.torn_start is None else (scan.torn_start, byte_length)
+    source = FrameSource(compressed, scan.starts, scan.ends, torn, _decode_segment)
+    starts, ends = scan.starts, scan.ends
+    reader.expected_bytes = 4 * byte_length  # a zstd log holds at least this much plaintext, usually more
     try:
-        first = zstd.decode_frame(data[scan.frames[0][0]:scan.frames[0][1]], scan.frames[0][0])
+        first = zstd.decode_frame(data[starts[0]:ends[0]], starts[0])
         zstd.assert_header_frame(first)
     except IssueError as exc:
         reader.fail(exc.issue)
@@ -248,7 +251,8 @@ def _scan_zstd(reader: _Reader, data: bytes | memoryview, compressed: Any, path:
     scanner = reader.scanner
     store = reader.store
     total = len(first)
-    for index, (start, end) in enumerate(scan.frames[1:], start=1):
+    for index in range(1, count):
+        start, end = starts[index], ends[index]
         try:
             plaintext = zstd.decode_frame(data[start:end], start)
         except IssueError as exc:
@@ -268,17 +272,17 @@ def _scan_zstd(reader: _Reader, data: bytes | memoryview, compressed: Any, path:
     if scanner.committed_bytes != scanner.input_bytes:
         reader.fail(ScanIssue("zstd_torn_record_in_complete_frame",
                               "corrupt Zstandard session log: complete frame contains a torn JSONL record",
-                              byte_offset=scan.frames[-1][0], frame=len(scan.frames)))
+                              byte_offset=starts[count - 1], frame=count))
         return reader.build(path, "zstd", byte_length)
     complete = scanner.event_count
     if scan.torn_start is not None:
         recovered = zstd.decode_torn_prefix(data[scan.torn_start:])
-        store.begin_segment(len(scan.frames), scanner.input_bytes, None)
+        store.begin_segment(count, scanner.input_bytes, None)
         scanner.write(recovered)
         reader.defects.append(Defect(
             "zstd_torn_frame", f"incomplete final frame at byte {scan.torn_start} "
             f"({byte_length - scan.torn_start} bytes; {len(recovered)} plaintext bytes recovered)",
-            reader.name, "tolerated", frame=len(scan.frames) + 1, byte_offset=scan.torn_start))
+            reader.name, "tolerated", frame=count + 1, byte_offset=scan.torn_start))
         if not reader.end_scan():
             return reader.build(path, "zstd", byte_length)
     scanner.finish()
@@ -350,7 +354,9 @@ def scan_path(path: str | os.PathLike, *, generation: int | None = None,
         first = handle.read(CHUNK)
         reader = _Reader(path, generation, observer, keep)
         if first[:4] == zstd.MAGIC_BYTES or (not first and path.endswith(".zstd")):
-            data = first + handle.read()
+            handle.seek(0)
+            data = handle.read()  # one buffer: the frame scan needs random access
+            del first
             return _paused_gc(lambda: _scan_zstd(reader, data, FileSource(path), path))
         chunks = iter(lambda: handle.read(CHUNK), b"")
         return _paused_gc(lambda: _scan_raw(reader, chunks, first, FileSource(path), path, size))

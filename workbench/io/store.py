@@ -93,12 +93,16 @@ class FileSource(Source):
 
 
 class FrameSource(Source):
-    """A zstd log: segment k is the plaintext of frame k, decompressed on demand (LRU)."""
+    """A zstd log: segment k is the plaintext of frame k, decompressed on demand (LRU).
 
-    def __init__(self, compressed: Source, frames: list[tuple[int, int, bool]],
+    Frame k (0-based) spans ``starts[k]..ends[k]`` of the compressed file; segment
+    ``len(starts)`` is the torn final frame ``torn_start..torn_end``, if any.
+    """
+
+    def __init__(self, compressed: Source, starts: array, ends: array, torn: tuple[int, int] | None,
                  decode: Callable[[bytes, int, bool], bytes]) -> None:
         self.compressed = compressed
-        self.frames = frames  # (start, end, torn) byte ranges of the compressed file
+        self.starts, self.ends, self.torn = starts, ends, torn
         self._decode = decode
         self._cache: OrderedDict[int, bytes] = OrderedDict()
 
@@ -107,7 +111,10 @@ class FrameSource(Source):
         if cached is not None:
             self._cache.move_to_end(segment)
             return cached
-        start, end, torn = self.frames[segment]
+        if segment < len(self.starts):
+            start, end, torn = self.starts[segment], self.ends[segment], False
+        else:
+            (start, end), torn = self.torn, True  # type: ignore[misc]
         data = self._decode(self.compressed.read(0, start, end - start), start, torn)
         self._cache[segment] = data
         if len(self._cache) > CACHE_FRAMES:
@@ -126,12 +133,14 @@ class EventStore(Sequence):
     """Read-only ``Sequence[dict]`` of a log's events (index == seq); see the module docstring."""
 
     def __init__(self, source: Source, reparse: Callable[[dict], dict], *,
-                 keep_events: int = KEEP_EVENTS, keep_bytes: int = KEEP_BYTES) -> None:
+                 keep_events: int = KEEP_EVENTS, keep_bytes: int = KEEP_BYTES,
+                 expected_bytes: int = 0) -> None:
         self._source = source
         self._reparse = reparse
         self._keep_events = keep_events
         self._keep_bytes = keep_bytes
-        self._dicts: list[dict] | None = []
+        # a log known to be large is lazy from the first event: no dict list to grow and drop
+        self._dicts: list[dict] | None = [] if expected_bytes <= keep_bytes else None
         self._bytes = 0
         self._offset = array("q")
         self._length = array("l")
@@ -139,8 +148,8 @@ class EventStore(Sequence):
         self._type = array("H")
         self._types: list[Any] = []
         self._type_codes: dict[Any, int] = {}
-        self._run_starts: list[int] = [0]
-        self._run_segments: list[int] = [0]
+        self._run_starts = array("q", [0])
+        self._run_segments = array("q", [0])
         self._members: dict[int, int] = {}
         self._inline: dict[int, dict] = {}
         self._spanning: set[int] = set()

@@ -20,6 +20,7 @@ Untrusted input: a frame that expands beyond `MAX_FRAME_OUTPUT` (or a log beyond
 """
 from __future__ import annotations
 
+from array import array
 from dataclasses import dataclass
 
 import zstandard
@@ -42,10 +43,20 @@ _FEED = 1024
 
 @dataclass(frozen=True, slots=True)
 class FrameScan:
-    """Complete frames as ``(start, end)`` byte ranges, and the torn final frame's start."""
+    """Complete frames as ``[start, end)`` byte ranges (two arrays: a log may hold hundreds of
+    thousands of frames), and the torn final frame's start."""
 
-    frames: tuple[tuple[int, int], ...]
+    starts: array
+    ends: array
     torn_start: int | None
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    @property
+    def frames(self) -> tuple[tuple[int, int], ...]:
+        """The complete frames as ``(start, end)`` pairs."""
+        return tuple(zip(self.starts, self.ends))
 
 
 def _structure(message: str, offset: int) -> IssueError:
@@ -55,18 +66,18 @@ def _structure(message: str, offset: int) -> IssueError:
 
 def scan_frames(buf: bytes | memoryview, max_frames: int | None = None) -> FrameScan:
     """Locate complete frames without decompressing (reference: scanZstdFrames)."""
-    frames: list[tuple[int, int]] = []
+    starts, ends = array("q"), array("q")
     size = len(buf)
     offset = 0
     while offset < size:
         start = offset
         if size - offset < 4:
-            return FrameScan(tuple(frames), start)
+            return FrameScan(starts, ends, start)
         if int.from_bytes(buf[offset:offset + 4], "little") != MAGIC:
             raise _structure("invalid frame magic", offset)
         offset += 4
         if offset == size:
-            return FrameScan(tuple(frames), start)
+            return FrameScan(starts, ends, start)
         descriptor = buf[offset]
         offset += 1
         if descriptor & 0x18:
@@ -79,11 +90,11 @@ def scan_frames(buf: bytes | memoryview, max_frames: int | None = None) -> Frame
         fcs_bytes = (1 if single else 0) if fcs_flag == 0 else 1 << fcs_flag
         header_rest = (0 if single else 1) + dict_bytes + fcs_bytes
         if size - offset < header_rest:
-            return FrameScan(tuple(frames), start)
+            return FrameScan(starts, ends, start)
         offset += header_rest
         while True:
             if size - offset < 3:
-                return FrameScan(tuple(frames), start)
+                return FrameScan(starts, ends, start)
             block = int.from_bytes(buf[offset:offset + 3], "little")
             offset += 3
             block_type = (block >> 1) & 3
@@ -91,18 +102,19 @@ def scan_frames(buf: bytes | memoryview, max_frames: int | None = None) -> Frame
                 raise _structure("reserved block type", offset - 3)
             payload = 1 if block_type == 1 else block >> 3
             if size - offset < payload:
-                return FrameScan(tuple(frames), start)
+                return FrameScan(starts, ends, start)
             offset += payload
             if block & 1:
                 break
         if checksum:
             if size - offset < 4:
-                return FrameScan(tuple(frames), start)
+                return FrameScan(starts, ends, start)
             offset += 4
-        frames.append((start, offset))
-        if max_frames is not None and len(frames) == max_frames:
-            return FrameScan(tuple(frames), None)
-    return FrameScan(tuple(frames), None)
+        starts.append(start)
+        ends.append(offset)
+        if max_frames is not None and len(starts) == max_frames:
+            return FrameScan(starts, ends, None)
+    return FrameScan(starts, ends, None)
 
 
 _DCTX = zstandard.ZstdDecompressor()
