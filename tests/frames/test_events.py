@@ -10,6 +10,7 @@ from workbench.core.tokens.counts import LogTokens
 from workbench.core.tokens.heuristic import node_price
 from workbench.core.tokens.usage import usage_samples, usage_totals
 from workbench.frames.preview import PREVIEW_CHARS
+from workbench.frames.scan import EventScanner, TeeEvents, scan_events
 
 
 def test_one_row_per_event_in_seq_order(built) -> None:
@@ -139,3 +140,19 @@ def test_shadowed_at_is_the_time_of_the_replacement(built) -> None:
     assert (hidden["shadowed_at"].to_numpy() ==
             times.loc[hidden["shadowed_by"].astype("int64")].to_numpy()).all()
     assert np.array_equal(hidden["surface_status"].astype(str).unique(), ["shadowed"])
+
+
+def test_tee_scan_does_not_depend_on_the_access_pattern(built) -> None:
+    b, session = built
+    direct = scan_events(b.events, version=b.version)
+    scanner = EventScanner(len(b.events), version=b.version)
+    tee = TeeEvents(b.events, scanner)
+    for i in (5, 3, 0, 1, 9, 2):  # out of order: only seq 0, 1, 2 are scanned on the way
+        tee[i]
+    assert scanner.count == 3
+    teed = tee.drain()
+    assert teed.type_codes.tolist() == direct.type_codes.tolist()
+    assert teed.price.tolist() == direct.price.tolist()
+    assert teed.preview == direct.preview
+    assert teed.turn.values.tolist() == direct.turn.values.tolist()
+    assert session.scan.price.tolist() == direct.price.tolist()

@@ -5,13 +5,15 @@ full v0 and v4 logs has exactly the columns of `SCHEMAS[name]`, in order, each w
 dtype (a categorical keeps its fixed categories as a prefix: unknown values are appended)."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import pandas as pd
 import pytest
 from frame_scripts import empty_session, script, session_of
 
 from workbench.frames.columns import EVENT_TYPE
 from workbench.frames.schema import FRAME_NAMES, SCHEMAS, columns_doc, empty_frame
-from workbench.session import Session
+from workbench.session import Session, load
 
 
 def assert_schema(df: pd.DataFrame, name: str) -> None:
@@ -88,3 +90,21 @@ def test_returned_frames_are_independent_copies() -> None:
     again = session.events_df()
     assert list(again["seq"]) == list(range(len(session)))
     assert "type" in again.columns
+
+
+FIXTURE = (Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "dsh-fixtures"
+           / "examples--headless-agent--compaction-recovery--session.jsonl")
+
+
+@pytest.mark.parametrize("name", FRAME_NAMES)
+def test_real_v0_fixture_without_times(name: str) -> None:
+    """A committed v0 fixture (no seq/time on disk, v0 §1.11): declared schema, no times."""
+    if not FIXTURE.is_file():
+        pytest.skip(f"{FIXTURE} is absent (../shared not mounted)")
+    session = load(FIXTURE)
+    assert session.log.implicit_seqs
+    df = getattr(session, f"{name}_df")()
+    assert_schema(df, name)
+    for column in df.columns:
+        if isinstance(df[column].dtype, pd.DatetimeTZDtype) and column != "first_time":
+            assert df[column].isna().all(), column

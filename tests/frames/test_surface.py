@@ -6,6 +6,7 @@ import pandas as pd
 import pytest
 from frame_scripts import session_of, script
 
+from workbench.build import LogBuilder
 from workbench.errors import MeterError
 
 
@@ -85,3 +86,27 @@ def test_hidden_by_kind_names_the_compaction() -> None:
     for row in by_compaction.itertuples():
         assert compactions.loc[row.hidden_by, "compaction_id"] == row.compaction_id
     assert pd.isna(df.loc[df["hidden_by_kind"] == "prune", "compaction_id"]).all()
+
+
+def test_deeply_nested_compactions_stay_linear() -> None:
+    """Every checkpoint hides the previous one: depth grows by one per compaction, and the
+    lineage root of everything is the last checkpoint (computed in O(n), not O(n * depth))."""
+    b = LogBuilder(version=4, session_id="nested")
+    rounds = 150
+    with b.turn():
+        with b.step():
+            b.system("sys")
+            b.user("start")
+            b.assistant("ok")
+        for k in range(rounds):
+            b.compact(summary=f"checkpoint {k}")
+            with b.step():
+                b.user(f"more {k}")
+                b.assistant("ok")
+    session = session_of(b)
+    df = session.shadow_df().set_index("seq")
+    first_user = int(session.events_df().query("type == 'user/message'")["seq"].iloc[0])
+    assert df.loc[first_user, "depth"] == rounds
+    checkpoints = session.compactions_df()["replacement_seq"].tolist()
+    assert set(df["lineage_root"]) == {checkpoints[-1]}
+    assert df.loc[checkpoints[0], "depth"] == rounds - 1

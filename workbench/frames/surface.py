@@ -220,15 +220,16 @@ def shadow_frame(session: Session) -> pd.DataFrame:
     seqs = np.nonzero(by >= 0)[0]
     kinds = _replacement_kinds(session)
     final = set(session.timeline.final_nodes)
-    roots: list[int | None] = []
-    depths: list[int] = []
-    for s in seqs.tolist():
-        node, depth = s, 0
-        while by[node] >= 0:
-            node = int(by[node])
-            depth += 1
-        roots.append(node if node in final else None)
-        depths.append(depth)
+    # a replacement always comes after what it hides (by[s] > s), so walking seqs downwards
+    # finds every node's root and depth from its replacer's in O(n), however deep the nesting
+    by_all = by.tolist()
+    root = list(range(len(by_all)))
+    depth = [0] * len(by_all)
+    for s in seqs[::-1].tolist():
+        b = by_all[s]
+        root[s], depth[s] = root[b], depth[b] + 1
+    roots = [root[s] if root[s] in final else None for s in seqs.tolist()]
+    depths = [depth[s] for s in seqs.tolist()]
     by_list = by[seqs].tolist()
     rows = {
         "seq": seqs, "by": by_list, "scan": session.scan, "root": roots, "depth": depths,
