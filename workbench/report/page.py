@@ -31,14 +31,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from plotly.offline import get_plotlyjs
+
 from workbench import __version__
 from workbench.report.assets import REPORT_CSS, REPORT_JS
 from workbench.report.limits import MAX_BRACKETS, MAX_DETAILS, MAX_STEPS
 from workbench.report.sections import (
     audit_section, compaction_details, defects_section, kv_table, summary_section)
 from workbench.report.steps import step_data
+from workbench.views.data import view_data
+from workbench.views.figures import MAX_POINTS, bracket_chart_figure, token_timeline_figure
 from workbench.views.html import escape
 from workbench.views.palette import STYLE
+from workbench.views.timeline import PROMPT_COLUMN, timeline_frame_with_prompt
 
 if TYPE_CHECKING:
     from workbench.session import Session
@@ -81,12 +86,9 @@ def _figure_json(fig: Any) -> str:
     return script_safe(fig.to_json(validate=False, engine="json"))
 
 
-def _figures(session: Session, meters: Sequence[str], notes: list[str]) -> list[tuple[str, str, str]]:
+def _figures(session: Session, meters: Sequence[str],
+             notes: list[str]) -> list[tuple[str, str, str]]:
     """(div id, json id, figure JSON) for the token timeline and the bracket chart."""
-    from workbench.views.data import view_data
-    from workbench.views.figures import MAX_POINTS, bracket_chart_figure, token_timeline_figure
-    from workbench.views.timeline import PROMPT_COLUMN, timeline_frame_with_prompt
-
     data = view_data(session)
     frame = timeline_frame_with_prompt(session.timeline_df(meters=meters))
     compactions = data.compactions
@@ -117,8 +119,6 @@ def render_report(session: Session, *, file_bytes: int | None = None,
                   max_details: int = MAX_DETAILS, started: float | None = None
                   ) -> tuple[str, dict[str, Any]]:
     """The report page for `session` and facts about it (requests shown, notes, ok)."""
-    from plotly.offline import get_plotlyjs
-
     started = time.perf_counter() if started is None else started
     notes: list[str] = []
     name = os.path.basename(session.path)
