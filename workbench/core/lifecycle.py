@@ -529,3 +529,6 @@ def _not_started_repair(event: Mapping[str, Any], data: dict, message: dict, cal
     return (mid.startswith(prefix) and suffix.isascii() and suffix.isdigit()
             and (suffix == "0" or suffix[0] != "0") and int(suffix) <= 2**53 - 1 and len(content) == 1
             and type(block) is dict and block.get("type") == "text" and block.get("text") == _NOT_STARTED_TEXT)
+
+
+__all__ = ["Lifecycle", "RELATIONSHIP_TYPES", "Violation"]

@@ -221,3 +221,6 @@ def load_bytes(data: bytes, *, name: str, encoding: str | None = None, generatio
     """`load_log` for bytes in memory."""
     log = evaluate_bytes(data, name=name, encoding=encoding, generation=generation).log
     return _strict(log) if strict else log
+
+
+__all__ = ["LoadReport", "evaluate_bytes", "evaluate_path", "load_bytes", "load_log", "relationship_kind"]

@@ -205,3 +205,7 @@ def check_relationships(meta: Mapping[str, Any] | None, events: Sequence[Mapping
     if not collect:
         return found[:1]
     return sorted(found, key=lambda v: -1 if v.seq is None else v.seq)
+
+
+__all__ = ["RelationshipChecker", "RelationshipViolation", "catalog_child", "check_relationships",
+           "delivery_session", "message_sources"]

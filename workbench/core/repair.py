@@ -197,3 +197,7 @@ def open_turn_closers(events: Iterable[Mapping[str, Any]], cause: Cause, *, vers
 def interrupted_turn_closers(events: Iterable[Mapping[str, Any]], *, version: int) -> list[dict]:
     """Crash-repair closers (reference: interruptedTurnClosers)."""
     return open_turn_closers(events, "interrupted", version=version)
+
+
+__all__ = ["CLOSER_TEXT", "CloserTracker", "TOOL_NOT_STARTED", "TOOL_OUTCOME_UNKNOWN",
+           "interrupted_turn_closers", "open_turn_closers"]

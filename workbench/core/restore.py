@@ -323,3 +323,7 @@ def restore_session(events: Sequence[Mapping[str, Any]], *, version: int, header
         if checker.error is not None:
             break
     return checker.finish(inherited_event_count)
+
+
+__all__ = ["RestoreChecker", "RestoreError", "RestoreResult", "header_problem",
+           "request_header_problem", "restore_session"]

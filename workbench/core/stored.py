@@ -289,3 +289,7 @@ def validate_stored_events(meta: Mapping[str, Any] | None, events: Sequence[Mapp
         validator.accept(event)
     found = validator.finish()
     return found if collect else found[:1]
+
+
+__all__ = ["StoredValidator", "StoredViolation", "event_data_problem", "message_shape_problem",
+           "surface_metadata_problem", "validate_stored_events"]

@@ -422,3 +422,7 @@ def admit_row(row: Any, raw: bytes | None = None) -> None:
     elif kind == "tool/result":
         tool_result_message(row)
         fork_result(row)
+
+
+__all__ = ["SyntaxRefusal", "admit_row", "developer_data", "fork_result", "retired_syntax",
+           "source_row_admission", "system_message_fields", "tool_result_message"]

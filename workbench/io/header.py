@@ -204,3 +204,7 @@ def parse_header_record(record: bytes, *, generation: int | None = None,
     if "sandboxMode" in value or "approvalPolicy" in value:
         return HeaderResult(0, None, value, _RETIRED)
     return HeaderResult(0, _meta(value, 0), value, None)
+
+
+__all__ = ["HeaderResult", "READABLE", "generation_from_name", "is_header_v0", "is_header_v4",
+           "parse_header_record", "version_refusal"]

@@ -220,3 +220,6 @@ class V0Codec:
     def reparse(self, event: dict) -> dict:
         """Re-parsed line of an unchanged event: already logical (no change was recorded)."""
         return event
+
+
+__all__ = ["V0Codec", "legacy_message_id"]

@@ -373,3 +373,6 @@ def read_bytes(data: bytes, *, name: str, encoding: str | None = None,
                generation: int | None = None) -> Log:
     """Like `read_log` for bytes in memory; `name` stands for the file (generation hint)."""
     return scan_bytes(data, name=name, encoding=encoding, generation=generation).log
+
+
+__all__ = ["Observer", "ReadResult", "read_bytes", "read_log", "scan_bytes", "scan_path"]

@@ -257,3 +257,6 @@ class LineScanner:
         torn = bool(self._fragments) or self._oversize
         self._fragments, self._fragment_bytes, self._oversize = [], 0, False
         return torn
+
+
+__all__ = ["IssueError", "LineScanner", "MAX_LINE", "RowCodec", "RowIssue", "ScanIssue", "parse_line"]

@@ -338,3 +338,6 @@ class EventStore(Sequence):
     def __repr__(self) -> str:
         mode = "lazy" if self._dicts is None else "kept"
         return f"EventStore({len(self)} events, {mode})"
+
+
+__all__ = ["BytesSource", "EventStore", "FileSource", "FrameSource", "Source"]

@@ -197,3 +197,8 @@ def compress_frames(chunks: list[bytes], *, level: int = 3) -> bytes:
         obj = cctx.compressobj()
         out.append(obj.compress(chunk) + obj.flush())
     return b"".join(out)
+
+
+__all__ = ["FrameScan", "MAGIC_BYTES", "MAX_FRAME_OUTPUT", "MAX_TOTAL_OUTPUT",
+           "assert_header_frame", "compress_frames", "decode_frame", "decode_torn_prefix",
+           "scan_frames"]
