@@ -8,7 +8,7 @@ import pytest
 from workbench.io.jsjson import loads, stringify
 from workbench.views.html import (
     LineageItem, LogRow, SurfaceRow, diff_html, error_html, escape, json_html, lineage_html,
-    log_table_html, request_html, shorten, surface_table_html,
+    log_table_html, pretty_json, request_html, shorten, surface_table_html,
 )
 
 PAYLOADS = [
@@ -143,3 +143,19 @@ def test_diff_html_reports_token_delta():
     text = "".join(audit(diff_html(3, 9, added, removed, tokens_a=500, tokens_b=440)).text)
     assert "surface at #3 → #9: 500 → 440 tokens (-60)" in text
     assert "added 1 (+40 tokens)" in text and "removed 1 (−100 tokens)" in text
+
+
+def test_pretty_json_indents_like_javascript_and_cuts_long_strings():
+    text = pretty_json({"a": [1, -0.0, {"b": "xyz" * 5}], "e": {}, "n": None}, max_string=4)
+    assert text == ('{\n  "a": [\n    1,\n    0,\n    {\n      "b": "xyzx" … (11 more chars)\n'
+                    '    }\n  ],\n  "e": {},\n  "n": null\n}')
+
+
+def test_request_html_lists_each_message_with_a_summary():
+    request = {"model": "m", "messages": [{"role": "user", "content": [{"type": "text",
+                                                                        "text": "<b>hi</b>"}]}]}
+    seen = audit(request_html({"envelope": {"model": "m"}, "messages": request["messages"]}))
+    text = "".join(seen.text)
+    assert "#0 user (1 block) <b>hi</b>" in text
+    assert '"text": "<b>hi</b>"' in text
+    assert seen.tags <= ALLOWED_TAGS | {"pre"}

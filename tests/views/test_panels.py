@@ -190,3 +190,12 @@ def test_a_view_alone_brings_its_own_slider(session):
     slider = timeline.children[0]
     slider.value = 9
     assert timeline.state.step == 9 and timeline.cursor == 9
+
+
+def test_view_brackets_agree_with_compactions_df(session):
+    """The views read brackets from the core records (no audit); values match the frame's."""
+    from workbench.views.data import view_data
+    mine = view_data(session).compactions
+    theirs = session.compactions_df()[list(mine.columns)]
+    assert mine.astype(object).where(mine.notna(), None).values.tolist() == \
+        theirs.astype(object).where(theirs.notna(), None).values.tolist()

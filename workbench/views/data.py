@@ -13,6 +13,7 @@ hidden at step `s` exactly when ``0 <= shadowed_by <= s``: a node leaves the sur
 from __future__ import annotations
 
 import weakref
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
@@ -35,6 +36,31 @@ def view_data(session: Session) -> ViewData:
     if data is None:
         data = _CACHE[session] = ViewData(session)
     return data
+
+
+def bracket_frame(records: Sequence[Any]) -> pd.DataFrame:
+    """`compactions_df`-named columns for the views, from core `CompactionRecord`s."""
+    def seq(value: Any) -> Any:
+        return value if type(value) is int else None
+
+    rows = {
+        "compaction_id": [r.compaction_id if isinstance(r.compaction_id, str) else None
+                          for r in records],
+        "status": [r.status for r in records],
+        "start_seq": [seq(r.start_seq) for r in records],
+        "summary_seq": [seq(r.summary_seq) for r in records],
+        "replacement_seq": [seq(r.replacement_seq) for r in records],
+        "end_seq": [seq(r.end_seq) for r in records],
+        "end_seed_seq": [seq(r.end_seed_seq) for r in records],
+        "error": [r.error if isinstance(r.error, str) else None for r in records],
+        "computed_shadowed_tokens": [seq(r.fold_tokens if r.fold_tokens is not None
+                                         else r.span_tokens) for r in records],
+        "summary_tokens": [seq(r.replacement_tokens if r.replacement_tokens is not None
+                               else r.framed_summary_tokens) for r in records],
+    }
+    dtypes = {"compaction_id": "string", "status": "string", "error": "string"}
+    return pd.DataFrame({name: pd.array(values, dtype=dtypes.get(name, "Int64"))
+                         for name, values in rows.items()})
 
 
 def _strings(series: pd.Series) -> np.ndarray:
@@ -104,8 +130,15 @@ class ViewData:
 
     @cached_property
     def compactions(self) -> pd.DataFrame:
-        """The session's compactions frame (one row per attempt)."""
-        return self.session.compactions_df()
+        """One row per compaction attempt, with the columns the bracket views draw.
+
+        Read from the core bracket records (`Session.compactions`), not from `compactions_df`:
+        that frame also runs the compaction audit, which costs minutes on a 1.3M-event log,
+        and the views need none of it. Column names and meanings are those of
+        `compactions_df` (`computed_shadowed_tokens`: what the replacement hid, or the priced
+        span when it never landed; `summary_tokens`: the checkpoint's price, or the framed
+        summary's), so `bracket_chart_figure` draws either frame."""
+        return bracket_frame(self.session.compactions.records)
 
     @cached_property
     def brackets(self) -> tuple[Bracket, ...]:

@@ -24,7 +24,7 @@ from workbench.views.palette import STATUS_COLORS, STYLE
 
 __all__ = [
     "LineageItem", "LogRow", "SurfaceRow", "diff_html", "error_html", "escape", "json_html",
-    "lineage_html", "log_table_html", "request_html", "shorten", "style_html",
+    "lineage_html", "log_table_html", "pretty_json", "request_html", "shorten", "style_html",
     "surface_table_html",
 ]
 
@@ -245,15 +245,78 @@ class _JsonLimits:
                 f'<span class="wb-j-punct">{right}</span></details>')
 
 
-def request_html(sections: Mapping[str, Any], *, title: str = "") -> str:
-    """A rebuilt model request: one collapsible section per part (system, tools, messages...)."""
+def pretty_json(value: Any, *, max_string: int = 800, indent: str = "  ") -> str:
+    """Indented JSON text with JavaScript number formatting and long strings cut (plain text:
+    escape it before it reaches HTML). A cut string ends with ``… (N more chars)`` outside
+    the quotes, so the text no longer parses as JSON exactly where something was left out."""
+    out: list[str] = []
+
+    def walk(item: Any, depth: int) -> None:
+        pad = indent * depth
+        if isinstance(item, dict) and item:
+            out.append("{\n")
+            keys = list(item)
+            for i, key in enumerate(keys):
+                out.append(f"{pad}{indent}{stringify(key)}: ")
+                walk(item[key], depth + 1)
+                out.append(",\n" if i < len(keys) - 1 else "\n")
+            out.append(pad + "}")
+        elif isinstance(item, list) and item:
+            out.append("[\n")
+            for i, element in enumerate(item):
+                out.append(pad + indent)
+                walk(element, depth + 1)
+                out.append(",\n" if i < len(item) - 1 else "\n")
+            out.append(pad + "]")
+        elif type(item) is str and len(item) > max_string:
+            out.append(f"{stringify(item[:max_string])} … ({len(item) - max_string} more chars)")
+        elif item is ABSENT:
+            out.append("undefined")
+        else:
+            out.append(stringify(item))
+
+    walk(value, 0)
+    return "".join(out)
+
+
+def request_html(sections: Mapping[str, Any], *, title: str = "",
+                 max_string: int = 400) -> str:
+    """A rebuilt model request: one collapsible section per part (envelope, system, tools,
+    messages), each message its own collapsible entry with a one-line summary. Bodies are
+    indented JSON text (`pretty_json`, strings cut at `max_string`; the inspector's raw JSON of
+    the event shows any one message in full)."""
     parts = [f'<div class="wb-request"><div class="wb-title">{escape(title)}</div>']
     for name, value in sections.items():
         size = f" ({len(value)})" if isinstance(value, (list, dict)) else ""
-        parts.append(f"<details><summary>{escape(name)}{size}</summary>"
-                     f"{json_html(value, open_levels=1)}</details>")
+        if name == "messages" and isinstance(value, list):
+            entries = []
+            for i, message in enumerate(value):
+                role = message.get("role") if isinstance(message, dict) else None
+                content = message.get("content") if isinstance(message, dict) else None
+                blocks = len(content) if isinstance(content, list) else 0
+                head = shorten(_message_text(content), 100)
+                entries.append(
+                    f'<details data-key="request-message-{i}"><summary>#{i} {escape(role)} '
+                    f"({blocks} block{'s' if blocks != 1 else ''}) {escape(head)}</summary>"
+                    f'<pre class="wb-pre">{escape(pretty_json(message, max_string=max_string))}'
+                    "</pre></details>")
+            body = f'<div class="wb-j-body">{"".join(entries)}</div>'
+        else:
+            body = f'<pre class="wb-pre">{escape(pretty_json(value, max_string=max_string))}</pre>'
+        parts.append(f'<details data-key="request-{escape(name)}"><summary>{escape(name)}{size}'
+                     f"</summary>{body}</details>")
     parts.append("</div>")
     return "".join(parts)
+
+
+def _message_text(content: Any) -> str:
+    """The first text a message's blocks carry, for a one-line summary."""
+    for block in content if isinstance(content, list) else ():
+        if isinstance(block, dict):
+            for key in ("text", "name"):
+                if type(block.get(key)) is str:
+                    return block[key]
+    return ""
 
 
 # -- diff -------------------------------------------------------------------------------------

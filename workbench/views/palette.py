@@ -65,6 +65,7 @@ STYLE = """
 .wb-j-num { color: #1c00cf; } .wb-j-lit { color: #0b6e99; } .wb-j-count { color: #999;
   margin: 0 4px; }
 .wb-title { font-weight: bold; margin: 2px 0; }
+.wb-pre { font-size: 11px; white-space: pre-wrap; word-break: break-word; margin: 2px 0; }
 .wb-diff-added b { color: #2ca02c; } .wb-diff-removed b { color: #d62728; }
 """
 """The workbench CSS, injected once per widget (class names are all prefixed ``wb-``)."""
