@@ -226,13 +226,14 @@ class _A:
 
 @pytest.mark.parametrize(("n", "ends", "cap", "expected"), [
     (5, [], 10, [0, 1, 2, 3, 4]),
-    (100, [], 3, [0, 50, 99]),
-    (100, [41, 77], 6, [0, 33, 42, 66, 78, 99]),
+    (100, [], 3, [0, 49, 99]),
+    (100, [41, 77], 6, [0, 33, 42, 65, 78, 99]),
+    (10, [], 9, [0, 1, 2, 3, 5, 6, 7, 8, 9]),
     (100, [10, 20, 30, 40, 50, 60], 4, [0, 11, 61, 99]),
     (100, [], 1, [0]),
     (10, [], 0, []),
-], ids=["all-fit", "evenly-spaced", "first-after-each-compaction", "compactions-capped",
-         "one", "none"])
+], ids=["all-fit", "evenly-spaced", "first-after-each-compaction", "all-but-one",
+         "compactions-capped", "one", "none"])
 def test_choose_attempts(n: int, ends: list[int], cap: int, expected: list[int]) -> None:
     chosen = choose_attempts([_A(i) for i in range(n)], ends, cap)
     assert [a.before for a in chosen] == expected

@@ -65,9 +65,12 @@ def choose_attempts(attempts: Sequence[Attempt], after_compactions: Sequence[int
     if len(after) > budget:
         after = [after[int(p)] for p in np.linspace(0, len(after) - 1, num=budget).round()]
     keep.update(after[:budget])
-    spare = max_steps - len(keep)
-    if spare > 0:
-        keep.update(int(p) for p in np.linspace(0, last, num=spare + 2)[1:-1].round())
+    rest = np.setdiff1d(np.arange(last + 1), np.fromiter(keep, dtype=np.int64))
+    spare = min(max_steps - len(keep), len(rest))
+    if spare > 0:   # evenly spaced over the others, distinct because spare <= len(rest)
+        ends = 2 if spare + 2 <= len(rest) else 0
+        spots = np.linspace(0, len(rest) - 1, num=spare + ends)
+        keep.update(int(rest[int(i)]) for i in (spots[1:-1] if ends else spots).round())
     return [ordered[i] for i in sorted(keep)][:max_steps]
 
 
