@@ -43,6 +43,8 @@ from workbench.core.compaction.brackets import (
 from workbench.core.compaction.checks import Check, compaction_checks, prune_checks
 from workbench.core.compaction.invariant import check_compaction_invariant
 from workbench.core.compaction.probe import CacheBreak, LostProbe, cache_break, lost_probe
+from workbench.core.compaction.sparse import sparse
+from workbench.core.relationships import check_relationships
 from workbench.core.requests import Attempt, iter_attempts
 from workbench.core.timeline import SurfaceTimeline
 from workbench.errors import FoldError
@@ -181,32 +183,59 @@ def _attempt_around(attempts: Sequence[Attempt], befores: Sequence[int],
     return before, after
 
 
+_V0_INVARIANT_TYPES = frozenset({"compaction/start", "compaction/summary", "compaction/end",
+                                 "turn/start", "turn/end", "session/end-seed"})
+_REQUEST_TYPES = {0: frozenset({"assistant/chunk", "assistant/message"}),
+                  4: frozenset({"assistant/message", "assistant/attempt"})}
+
+
 def _protocol(events: Sequence[Mapping[str, Any]], version: int, meta: Mapping[str, Any] | None,
-              inherited_event_count: int) -> tuple[ProtocolViolation, ...]:
+              inherited_event_count: int, timeline: SurfaceTimeline
+              ) -> tuple[ProtocolViolation, ...]:
     if version < 4:
-        failure = check_compaction_invariant(events)
+        replaced = set(timeline.replacement_by_seq)
+        view = sparse(events, lambda seq, kind: kind in _V0_INVARIANT_TYPES
+                      or (kind == "user/message" and seq in replaced))
+        failure = check_compaction_invariant(view)
         if failure is None:
             return ()
         return (ProtocolViolation(failure.seq, "compaction-invariant", failure.message),)
-    try:
-        from workbench.core.relationships import check_relationships
-    except ImportError:
-        return ()
-    return tuple(ProtocolViolation(getattr(v, "seq", None), v.name, v.message)
+    return tuple(ProtocolViolation(v.seq, v.name, v.message)
                  for v in check_relationships(meta, events,
                                               inherited_event_count=inherited_event_count))
 
 
+def model_requests(events: Sequence[Mapping[str, Any]], *, version: int) -> list[Attempt]:
+    """Every model-call attempt ordered by the seq its request was built before.
+
+    v4 (§7.1): every `assistant/message` / `assistant/attempt` event is one attempt, found in a
+    large log's type index without parsing (turn, step and finish are left unset: only `seq` and
+    `before` are read here). v0 attempts need their chunks: `requests.iter_attempts` over a view
+    that parses only assistant events."""
+    if version >= 4 and callable(getattr(events, "indexes_of_type", None)):
+        kinds = {"assistant/message": "message", "assistant/attempt": "attempt"}
+        seqs = sorted((seq, kind) for etype, kind in kinds.items()
+                      for seq in events.indexes_of_type(etype))
+        return [Attempt(seq, seq, kind, None, None,  # type: ignore[arg-type]
+                        message_seq=seq if kind == "message" else None) for seq, kind in seqs]
+    wanted = _REQUEST_TYPES[4 if version >= 4 else 0]
+    view = sparse(events, lambda seq, kind: kind in wanted)
+    return sorted(iter_attempts(view, version=version), key=lambda a: a.before)
+
+
 def audit_events(events: Sequence[Mapping[str, Any]], *, version: int,
                  meta: Mapping[str, Any] | None = None, session_id: str | None = None,
-                 inherited_event_count: int = 0,
-                 found: Compactions | None = None) -> AuditReport:
-    """Audit every compaction and prune of a seq-indexed log (module doc). Pass `found` (the
-    `compactions()` of the same events) to reuse its timeline and price cache."""
+                 inherited_event_count: int = 0, found: Compactions | None = None,
+                 protocol: Sequence[ProtocolViolation] | None = None) -> AuditReport:
+    """Audit every compaction and prune of a seq-indexed log (module doc).
+
+    Pass `found` (the `compactions()` of the same events) to reuse its timeline and price cache,
+    and `protocol` when the log-level violations are already known (the loader runs the v4
+    relationships while it scans); otherwise they are computed here."""
     if found is None:
         found = compactions(events, version=version)
     timeline, price = found.timeline, found.price
-    attempts = sorted(iter_attempts(events, version=version), key=lambda a: a.before)
+    attempts = model_requests(events, version=version)
     befores = [a.before for a in attempts]
     audits = []
     for record in found.records:
@@ -230,12 +259,26 @@ def audit_events(events: Sequence[Mapping[str, Any]], *, version: int,
     priced = {r.replacement_seq for r in found.records} | {p.replacement_seq
                                                             for p in found.prunes}
     unpriced = tuple(r.seq for r in timeline.replacements if r.seq not in priced)
-    return AuditReport(session_id, version, tuple(audits), prunes, fold_error,
-                       _protocol(events, version, meta, inherited_event_count), unpriced)
+    if protocol is None:
+        protocol = _protocol(events, version, meta, inherited_event_count, timeline)
+    return AuditReport(session_id, version, tuple(audits), prunes, fold_error, tuple(protocol),
+                       unpriced)
 
 
-def audit_log(log: Any) -> AuditReport:
-    """Audit a loaded `workbench.io.model.Log`."""
+def loader_protocol(log: Any) -> tuple[ProtocolViolation, ...] | None:
+    """The v4 relationship violations `workbench.core.load.load_log` recorded as defects (rule
+    ``relationships``; it runs them once while scanning); None for v0, whose compaction
+    invariant the loader does not run."""
+    if (log.format_version or 0) < 4:
+        return None
+    return tuple(ProtocolViolation(d.seq, "SessionFormatError", d.message)
+                 for d in log.defects if d.rule == "relationships")
+
+
+def audit_log(log: Any, *, found: Compactions | None = None) -> AuditReport:
+    """Audit a `Log` from `workbench.core.load.load_log` (its relationship defects are reused;
+    for events from elsewhere use `audit_events`, which checks them itself)."""
     return audit_events(log.events, version=log.format_version or 0, meta=log.meta,
                         session_id=log.session_id,
-                        inherited_event_count=getattr(log, "inherited_event_count", 0))
+                        inherited_event_count=getattr(log, "inherited_event_count", 0),
+                        found=found, protocol=loader_protocol(log))

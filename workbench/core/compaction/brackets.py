@@ -26,12 +26,13 @@ framed price and the replacement's content can be checked without the summarizer
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence, Set
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from workbench.core.compaction.invariant import is_checkpoint_replacement as _is_v0_checkpoint
-from workbench.core.compaction.pruner import measure_content, tool_result_content
+from workbench.core.compaction.prunes import PruneRecord, prune_record
+from workbench.core.compaction.sparse import type_reader
 from workbench.core.timeline import SurfaceTimeline
 from workbench.core.tokens.heuristic import estimate_message, node_price
 from workbench.io.jsjson import ABSENT, deep_equal
@@ -167,24 +168,6 @@ class CompactionRecord:
         return self.fold_shadowed_seqs is not None
 
 
-@dataclass(frozen=True, slots=True)
-class PruneRecord:
-    """One model-free tool-result prune (v0 §5.9, v4 §5.9): `compaction/prune` at `prune_seq`
-    and the replacing `tool/result` at `replacement_seq` (None when missing)."""
-
-    prune_seq: int
-    logged_shadowed_seqs: tuple[Any, ...]
-    logged_shadowed_tokens: Any
-    original_seq: Any
-    replacement_seq: int | None
-    call_id: Any
-    original_tokens: int | None
-    replacement_tokens: int | None
-    chars_before: int | None
-    chars_after: int | None
-    fold_shadowed_seqs: tuple[int, ...] | None
-
-
 # -- pass 1: who belongs to which attempt ------------------------------------------------------
 
 @dataclass(slots=True)
@@ -198,15 +181,22 @@ class _Open:
     end_seed_seq: int | None = None
 
 
-def _scan(events: Sequence[Mapping[str, Any]], version: int
+_BOUNDARY = frozenset({"turn/start", "turn/end", "step/end"})
+
+
+def _scan(events: Sequence[Mapping[str, Any]], version: int, replacements: Set[int]
           ) -> tuple[list[_Open], list[tuple[int, int | None]]]:
-    """Group compaction events into attempts and pair prunes with their replacements."""
+    """Group compaction events into attempts and pair prunes with their replacements.
+
+    Only compaction events, `command/run` and the `replacements` candidates (every seq the fold
+    replaced or rejected) are parsed; boundaries are read by type (`sparse.type_reader`)."""
     attempts: list[_Open] = []
     open_: list[_Open] = []
     prunes: list[tuple[int, int | None]] = []
     pending_prune: int | None = None
     commands: dict[Any, tuple[int, str]] = {}
     open_step = False
+    type_of = type_reader(events)
 
     def find(cid: Any) -> _Open | None:
         for attempt in reversed(open_):
@@ -215,19 +205,22 @@ def _scan(events: Sequence[Mapping[str, Any]], version: int
         return None
 
     for seq in range(len(events)):
-        event = events[seq]
-        kind = event.get("type")
-        if kind in ("turn/start", "turn/end", "step/end"):
+        kind = type_of(seq)
+        if kind in _BOUNDARY:
             open_step = False
         elif kind == "step/start":
             open_step = True
+        elif kind == "session/end-seed":
+            for attempt in open_:
+                attempt.end_seed_seq = seq
+            open_.clear()
         elif kind == "command/run":
-            data = _data(event)
+            data = _data(events[seq])
             args = data.get("args")
             text = f"/{data.get('name')}" + (f" {args}" if isinstance(args, str) and args else "")
             commands[data.get("commandId")] = (seq, text)
         elif kind == "compaction/start":
-            data = _data(event)
+            data = _data(events[seq])
             owner = data.get("turn")
             if owner is None:
                 cid = data.get("sourceCommandId")
@@ -239,30 +232,28 @@ def _scan(events: Sequence[Mapping[str, Any]], version: int
             attempts.append(attempt)
             open_.append(attempt)
         elif kind == "compaction/summary":
-            attempt = find(_data(event).get("compactionId"))
+            attempt = find(_data(events[seq]).get("compactionId"))
             if attempt is not None and attempt.summary_seq is None:
                 attempt.summary_seq = seq
         elif kind == "compaction/end":
-            attempt = find(_data(event).get("compactionId"))
+            attempt = find(_data(events[seq]).get("compactionId"))
             if attempt is not None:
                 attempt.end_seq = seq
                 open_.remove(attempt)
-        elif kind == "session/end-seed":
-            for attempt in open_:
-                attempt.end_seed_seq = seq
-            open_.clear()
         elif kind == "compaction/prune":
             prunes.append((seq, None))
             pending_prune = len(prunes) - 1
-        elif kind == "tool/result" and _is_replace(event):
-            if pending_prune is not None:
-                prunes[pending_prune] = (prunes[pending_prune][0], seq)
-                pending_prune = None
-        elif is_checkpoint(event, version=version):
-            source = _data(event).get("source")
-            attempt = find(source.get("compactionId") if isinstance(source, dict) else None)
-            if attempt is not None and attempt.replacement_seq is None:
-                attempt.replacement_seq = seq
+        elif seq in replacements and kind in ("tool/result", "user/message"):
+            event = events[seq]
+            if kind == "tool/result" and _is_replace(event):
+                if pending_prune is not None:
+                    prunes[pending_prune] = (prunes[pending_prune][0], seq)
+                    pending_prune = None
+            elif is_checkpoint(event, version=version):
+                source = _data(event).get("source")
+                attempt = find(source.get("compactionId") if isinstance(source, dict) else None)
+                if attempt is not None and attempt.replacement_seq is None:
+                    attempt.replacement_seq = seq
     return attempts, prunes
 
 
@@ -331,36 +322,6 @@ def _record(attempt: _Open, events: Sequence[Mapping[str, Any]], timeline: Surfa
         start_time=start.get("time"), **fields)
 
 
-def _prune(prune_seq: int, replacement_seq: int | None, events: Sequence[Mapping[str, Any]],
-           timeline: SurfaceTimeline, price: Callable[[int], int], version: int) -> PruneRecord:
-    data = _data(events[prune_seq])
-    seqs = data.get("shadowedSeqs")
-    seqs = tuple(seqs) if isinstance(seqs, list) else ()
-    original = seqs[0] if seqs else None
-    original_event = (events[original] if isinstance(original, int)
-                      and 0 <= original < prune_seq else None)
-    chars_before = chars_after = call_id = None
-    original_tokens = replacement_tokens = None
-    fold_shadowed = None
-    if original_event is not None:
-        original_tokens = price(original)
-        message = _data(original_event).get("message")
-        content = tool_result_content(message, version=version)
-        chars_before = measure_content(content) if content is not None else None
-        source = message.get("source") if isinstance(message, dict) else None
-        call_id = source.get("callId") if isinstance(source, dict) else None
-    if replacement_seq is not None:
-        replacement_tokens = price(replacement_seq)
-        message = _data(events[replacement_seq]).get("message")
-        content = tool_result_content(message, version=version)
-        chars_after = measure_content(content) if content is not None else None
-        landed = timeline.replacement_by_seq.get(replacement_seq)
-        fold_shadowed = landed.shadowed if landed is not None else None
-    return PruneRecord(prune_seq, seqs, data.get("shadowedTokenCount"), original,
-                       replacement_seq, call_id, original_tokens, replacement_tokens,
-                       chars_before, chars_after, fold_shadowed)
-
-
 @dataclass(frozen=True, slots=True)
 class Compactions:
     """Every compaction attempt and prune of a log, with the timeline they were read against."""
@@ -391,8 +352,10 @@ def compactions(events: Sequence[Mapping[str, Any]], *, version: int,
         timeline = SurfaceTimeline(events, version=version)
     if price is None:
         price = price_cache(events, version=version)
-    attempts, prunes = _scan(events, version)
+    candidates = set(timeline.replacement_by_seq)
+    candidates.update(e.seq for e in timeline.errors if isinstance(e.seq, int))
+    attempts, prunes = _scan(events, version, candidates)
     return Compactions(
         tuple(_record(a, events, timeline, price, version) for a in attempts),
-        tuple(_prune(p, r, events, timeline, price, version) for p, r in prunes),
+        tuple(prune_record(p, r, events, timeline, price, version) for p, r in prunes),
         timeline, price)

@@ -10,8 +10,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from workbench.core.compaction.brackets import CompactionRecord, PruneRecord
+from workbench.core.compaction.brackets import CompactionRecord
+from workbench.core.compaction.prunes import PruneRecord
 from workbench.core.compaction.pairing import ToolPairingError, cut_balanced
+from workbench.core.compaction.sparse import type_reader
 from workbench.core.requests import Attempt
 from workbench.core.timeline import SurfaceTimeline
 from workbench.io.jsjson import deep_equal, js_str
@@ -118,9 +120,12 @@ def _newest_result(r: CompactionRecord, events: Sequence[Mapping[str, Any]],
     """Only a result of the owner turn matters: the model is still working from it. Results of
     finished turns may be condensed like any other history (an overflow or manual compaction
     with nothing retained hides them by design, v0 §5.3)."""
+    if r.owner is None:
+        return None
+    type_of = type_reader(events)
     surface = timeline.surface_at(r.replacement_seq - 1)
-    results = [s for s in surface if events[s].get("type") == "tool/result"]
-    if not results or r.owner is None:
+    results = [s for s in surface if type_of(s) == "tool/result"]
+    if not results:
         return None
     newest = max(results)
     data = events[newest].get("data")

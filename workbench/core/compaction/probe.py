@@ -26,16 +26,26 @@ from workbench.io.jsjson import deep_equal
 LIST_LIMIT = 50
 """At most this many kept / lost items per category in a report (counts are always complete)."""
 
-_URL = re.compile(r"https?://[^\s<>\"'`)\]}]+")
-_PATH = re.compile(r"(?<![\w/.:@-])(?:~|\.{1,2})?/?(?:[\w.@+-]+/)+[\w.@+-]*[\w@+-]")
-_FILE = re.compile(r"\b[\w-]+\.(?:py|js|mjs|cjs|ts|tsx|jsx|json|jsonl|md|txt|log|ya?ml|toml|sh|"
-                   r"c|h|cc|cpp|hpp|rs|go|java|kt|rb|php|html|css|csv|tsv|ini|cfg|lock|sql|xml|"
-                   r"zst|zstd)\b")
-_ERROR = re.compile(r"\b[A-Z]\w*(?:Error|Exception)\b|\b[A-Z][A-Z0-9]+(?:_[A-Z0-9]+)+\b"
-                    r"|\bexit code:? \d+|(?im:^\s*(?:error|fatal|traceback)\b[^\n]{0,100})")
-_IDENT = re.compile(r"\b(?:[a-z][a-z0-9]*(?:[A-Z][a-z0-9]*)+|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+"
-                    r"|[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+)\b")
-_NUMBER = re.compile(r"(?<![\w.])\d{2,}(?:\.\d+)?(?![\w])")
+_EXTENSIONS = ("py|js|mjs|cjs|ts|tsx|jsx|json|jsonl|md|txt|log|ya?ml|toml|sh|c|h|cc|cpp|hpp|rs|go|"
+               "java|kt|rb|php|html|css|csv|tsv|ini|cfg|lock|sql|xml|zst|zstd")
+_PATTERNS: tuple[tuple[str, str], ...] = (
+    ("urls", r"https?://[^\s<>\"'`)\]}]++"),
+    ("paths", r"(?<![\w/.:@-])(?:~|\.{1,2})?/?(?:[\w.@+-]++/)++[\w.@+-]*[\w@+-]"),
+    ("paths", rf"\b[\w-]++\.(?:{_EXTENSIONS})\b"),
+    ("errors", r"\b[A-Z]\w*+(?:(?<=Error)|(?<=Exception))\b"),
+    ("errors", r"\b[A-Z][A-Z0-9]++(?:_[A-Z0-9]++)++\b"),
+    ("errors", r"\bexit code:? \d+"),
+    ("errors", r"(?m:^[ \t]*+(?i:error|fatal|traceback)\b[^\n]{0,100})"),
+    ("identifiers", r"\b(?:[a-z][a-z0-9]*+(?:[A-Z][a-z0-9]*+)++"
+                    r"|[A-Z][a-z0-9]++(?:[A-Z][a-z0-9]*+)++"
+                    r"|[A-Za-z][A-Za-z0-9]*+(?:_[A-Za-z0-9]++)++)\b"),
+    ("numbers", r"(?<![\w.])\d{2,}+(?:\.\d+)?(?!\w)"),
+)
+"""Fact patterns in precedence order (possessive quantifiers: no backtracking inside a word)."""
+_FACTS = re.compile("|".join(f"(?P<g{i}>{p})" for i, (_, p) in enumerate(_PATTERNS)))
+"""One scan for every category: at each position the first pattern that matches claims the
+span, so a URL is not also a path and a path not also an identifier."""
+_GROUP_CATEGORY = {f"g{i}": name for i, (name, _) in enumerate(_PATTERNS)}
 
 CATEGORIES = ("paths", "identifiers", "errors", "numbers", "urls")
 
@@ -69,23 +79,12 @@ def _collect(content: Any, parts: list[str]) -> None:
 
 
 def extract_facts(text: str) -> dict[str, list[str]]:
-    """Distinct facts per category, in order of first appearance. A span claimed by an earlier
-    category (URL, then path, then error) is not counted again by a later one."""
+    """Distinct facts per category, in order of first appearance (one scan, see `_FACTS`)."""
     found: dict[str, dict[str, None]] = {c: {} for c in CATEGORIES}
-    for match in _URL.finditer(text):
-        found["urls"][match.group().rstrip(".,;:")] = None
-    rest = _URL.sub(" ", text)
-    for pattern in (_PATH, _FILE):
-        for match in pattern.finditer(rest):
-            found["paths"][match.group().rstrip(".,;:")] = None
-        rest = pattern.sub(" ", rest)
-    for match in _ERROR.finditer(rest):
-        found["errors"][match.group().strip()] = None
-    rest = _ERROR.sub(" ", rest)
-    for match in _IDENT.finditer(rest):
-        found["identifiers"][match.group()] = None
-    for match in _NUMBER.finditer(rest):
-        found["numbers"][match.group()] = None
+    for match in _FACTS.finditer(text):
+        name = _GROUP_CATEGORY[match.lastgroup]  # type: ignore[index]
+        value = match.group()
+        found[name][value.rstrip(".,;:") if name in ("urls", "paths") else value.strip()] = None
     return {c: list(v) for c, v in found.items()}
 
 

@@ -19,7 +19,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from workbench.core.compaction.brackets import CompactionRecord, PruneRecord
+from workbench.core.compaction.brackets import CompactionRecord
+from workbench.core.compaction.prunes import PruneRecord
 from workbench.io.jsjson import ABSENT, deep_equal
 
 _SURFACE_CHANGED = ("session surface changed during summarization", "selected span",
