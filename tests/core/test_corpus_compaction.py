@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from workbench.core.compaction.audit import AuditReport, audit_log
-from workbench.core.load import load_log
+from workbench.core.load import evaluate_path, load_log
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared"
 REAL = SHARED / "corpus" / "dsh-real-v4"
@@ -82,3 +82,27 @@ def test_v0_compaction_recovery_fixture() -> None:
     assert r.fold_shadowed_seqs == (4,) and r.logged_shadowed_tokens == 266
     assert audit.computed_shadowed_tokens == 266 and audit.summary_tokens == 116
     assert report.ok
+
+
+@pytest.mark.parametrize("name", [
+    "dev-web-manual-and-auto-compaction__session.v4.jsonl",
+    "dev-tool-result-prune-then-compaction__session.v4.jsonl",
+    "dev-zstd-auto-compaction__session.v4.jsonl.zstd",
+], ids=["web-manual", "prune", "zstd"])
+def test_lazily_parsed_log_gives_the_same_audit(name: str) -> None:
+    """Large logs keep events on disk and the audit reads them through type-only views; forcing
+    that path on a small log must not change a single field of the report."""
+    path = REAL / name
+    if not path.is_file():
+        pytest.skip(f"{path} is absent (../shared corpus not available)")
+    eager = load_log(path)
+    lazy = evaluate_path(path, keep={"keep_events": 0, "keep_bytes": 0}).log
+    assert lazy.events.lazy and not eager.events.lazy
+    assert audit_log(lazy).as_json() == audit_log(eager).as_json()
+
+
+def test_v0_fixture_lazily_parsed_gives_the_same_audit() -> None:
+    if not RECOVERY.is_file():
+        pytest.skip(f"{RECOVERY} is absent (../shared corpus not available)")
+    lazy = evaluate_path(RECOVERY, keep={"keep_events": 0, "keep_bytes": 0}).log
+    assert audit_log(lazy).as_json() == audit_log(load_log(RECOVERY)).as_json()
