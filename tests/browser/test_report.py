@@ -97,8 +97,11 @@ def test_report_opens_offline_and_steps_with_the_keyboard(log: Path, served, bro
         assert _state(page)[0] == "0"
         page.click("#wb-step-next")
         assert _state(page)[0] == str(min(1, count - 1))
+        seq = page.get_attribute("#wb-steps", "data-seq")
+        page.wait_for_function("(seq) => document.getElementById('wb-steps').dataset.cursor === seq",
+                               arg=seq)
         cursor = page.evaluate("document.getElementById('wb-fig-timeline').layout.shapes[0].x0")
-        assert cursor == int(page.get_attribute("#wb-steps", "data-seq"))
+        assert cursor == int(seq)
         page.screenshot(path=str(screenshots / f"{name}.png"), full_page=False)
         assert browser.offsite == []
         assert problems == []

@@ -6,7 +6,8 @@ The script reads every piece of data from ``<script type="application/json">`` b
 `textContent` only: log text never reaches `innerHTML`, an attribute that loads or runs
 anything, or a URL. Plotly draws the figures from their embedded JSON (plotly escapes nothing
 itself, so figure labels were escaped in Python, `workbench.views.figures`). Keys: ←/→ previous
-and next request, Home/End the first and the last.
+and next request, Home/End the first and the last; the figures' cursors follow once the keys rest
+(`data-cursor` on the step viewer then names the seq they show).
 """
 from __future__ import annotations
 
@@ -167,11 +168,19 @@ REPORT_JS = r"""
     surfacePane.replaceChildren(parts[0]);
   }
 
+  var cursorTimer = null;
   function moveCursor(seq) {
-    Object.keys(figures).forEach(function (id) {
-      window.Plotly.relayout(figures[id], {"shapes[0].x0": seq, "shapes[0].x1": seq,
-                                           "shapes[0].visible": true});
-    });
+    // Redrawing a figure's shapes costs up to a second on a huge log: move the cursors once
+    // the keys rest, so holding an arrow key steps through the tables without waiting.
+    if (cursorTimer !== null) { window.clearTimeout(cursorTimer); }
+    cursorTimer = window.setTimeout(function () {
+      cursorTimer = null;
+      Object.keys(figures).forEach(function (id) {
+        window.Plotly.relayout(figures[id], {"shapes[0].x0": seq, "shapes[0].x1": seq,
+                                             "shapes[0].visible": true});
+      });
+      root.setAttribute("data-cursor", String(seq));
+    }, 120);
   }
 
   function show(index) {
