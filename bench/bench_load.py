@@ -148,7 +148,8 @@ def _fmt(r: dict) -> str:
         extra = f" (io+decompress {r['io_seconds']:.2f} s, loads {r['loads_seconds']:.2f} s)"
     if r["kind"] == "load":
         extra = f" ({r['defects']} defects, {r['verdict']}; {r['loader']})"
-    return (f"{r['kind']:11s} {r['cpu_seconds']:7.2f} s CPU {r['seconds']:7.2f} s wall  peak RSS {r['maxrss_mib']:8.0f} MiB  "
+    return (f"{r['kind']:11s} {r['cpu_seconds']:7.2f} s CPU {r['seconds']:7.2f} s wall  "
+            f"peak RSS {r['maxrss_mib']:8.0f} MiB  "
             f"{r['events']:>9} records{extra}")
 
 

@@ -41,8 +41,8 @@ TOOLS = [
      "parameters": {"type": "object", "properties": {k: {"type": "string", "description": k}
                                                      for k in props}, "required": props[:1]}}
     for name, desc, props in [
-        ("bash", "Execute a bash command and return its stdout/stderr.", ["description", "command"]),
-        ("read", "Read a text file with optional offset and limit.", ["file_path", "offset", "limit"]),
+        ("bash", "Execute a bash command and return its output.", ["description", "command"]),
+        ("read", "Read a text file (offset, limit).", ["file_path", "offset", "limit"]),
         ("grep", "Search file contents with a regular expression.", ["pattern", "path"]),
         ("glob", "Find files by path pattern.", ["pattern"]),
         ("write", "Write a file.", ["file_path", "content"]),
@@ -158,7 +158,8 @@ def build(version: int, path: Path, target_events: int, seed: int = 7) -> int:
                     span = _compact_range(b)
                     if span is not None:
                         b.compact(*span, summary=(
-                            f"## Primary Request and Intent\n- Drive the scripted turns (turn {turn})."
+                            "## Primary Request and Intent\n"
+                            f"- Drive the scripted turns (turn {turn})."
                             "\n\n## Current Work\n- Merged the prior checkpoint with newer turns.\n"
                             f"\n## Next Step\n- Continue from step {step + 1}.\n"))
                 if b.seq >= target_events and step < steps - 1:
@@ -201,7 +202,8 @@ def main(argv: list[str] | None = None) -> int:
         t2 = time.perf_counter()
         zsize = raw.with_name(raw.name + ".zstd").stat().st_size
         print(f"v{version}: {events} events, {raw.stat().st_size / 2**20:.1f} MiB raw in "
-              f"{t1 - t0:.1f} s; zstd {zsize / 2**20:.1f} MiB in {frames} frames in {t2 - t1:.1f} s")
+              f"{t1 - t0:.1f} s; zstd {zsize / 2**20:.1f} MiB in {frames} frames "
+              f"in {t2 - t1:.1f} s")
     return 0
 
 

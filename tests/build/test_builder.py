@@ -19,7 +19,8 @@ TOOLS = [{"name": "read", "description": "Read a file", "parameters": {"type": "
 
 
 def script(version: int, **kw) -> LogBuilder:
-    """Two turns with tools, a prune, completed / nested / failed / manual / interrupted brackets."""
+    """Two turns with tools, a prune, and completed / nested / failed / manual / interrupted
+    brackets."""
     b = LogBuilder(version=version, session_id="session-test", **kw)
     with b.turn():
         with b.step():

@@ -3,8 +3,8 @@ and the input file byte-identical afterwards.
 
 Each case runs the real CLI in a fresh subprocess that reports its own peak RSS (`VmHWM` of
 ``/proc/self/status``; `ru_maxrss` would include the pytest parent's high-water mark, which
-Linux carries into a child through fork + exec). Inputs are generated in tmp dirs (the 200 MB line and the zstd bomb are written in a
-few hundred milliseconds and never held whole in the test's memory).
+Linux carries into a child through fork + exec). Inputs are generated in tmp dirs (the 200 MB
+line and the zstd bomb are written in about a second and never held whole in the test's memory).
 """
 from __future__ import annotations
 

@@ -19,7 +19,8 @@ _chunk = st.one_of(
                                           "name": name, "argumentsDelta": args},
               st.integers(0, 2), st.sampled_from(["c1", "c2"]), st.sampled_from(["", "bash"]),
               st.text(max_size=4)),
-    st.builds(lambda i: {"type": "block-start", "index": i, "blockType": "text"}, st.integers(0, 2)),
+    st.builds(lambda i: {"type": "block-start", "index": i, "blockType": "text"},
+              st.integers(0, 2)),
 )
 
 

@@ -23,7 +23,8 @@ def _exact(label: str, got: Any, want: Any) -> list[str]:
     if problems:
         return problems
     if stringify(got) != stringify(want):
-        return [f"{label}: key order differs: got {stringify(got)[:400]}, want {stringify(want)[:400]}"]
+        return [f"{label}: key order differs: got {stringify(got)[:400]}, "
+                f"want {stringify(want)[:400]}"]
     return []
 
 

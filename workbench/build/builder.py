@@ -16,8 +16,9 @@ Both formats: v4 (nested assistant streams, tool-role results, `startSeq`/`endSe
 `system/message` nodes, `isSeeded` headers) and v0 (top-level `assistant/chunk` events, optionally
 packed into storage rows, wrapped `tool-result` blocks, `start`/`end` replaces, the system prompt in
 `request/header`, `seedLength` headers). Every event goes through one `_emit`, which assigns seq
-and time, feeds `ScriptState.track` and batches the event for the writer. Compaction, pruning,
-repair closers, forks and subagents live in `workbench.build.lineage` (mixed in here).
+and time, feeds `ScriptState.track` and batches the event for the writer. Tool calls and other
+log-only events live in `workbench.build.tools`; compaction, pruning, repair closers, forks and
+subagents in `workbench.build.lineage` (both mixed in here).
 
 Two output modes: in memory (`b.events`; `write()` / `write_to_root()` afterwards), or streaming
 (`LogBuilder(..., stream_to=path)`, then `close()`), which never holds the whole log: batches go
@@ -35,6 +36,7 @@ from typing import Any
 from workbench.build import shapes
 from workbench.build.lineage import LineageScript
 from workbench.build.state import BuildError, ScriptState
+from workbench.build.tools import ToolScript
 from workbench.build.writer import Compression, LogWriter, log_filename, write_log
 from workbench.core.repair import CloserTracker
 from workbench.core.streams import pack_chunks
@@ -54,7 +56,7 @@ class Attempt:
     call_ids: tuple[str, ...]
 
 
-class LogBuilder(LineageScript):
+class LogBuilder(ToolScript, LineageScript):
     """A readable script that appends a valid DSH log (see the module docstring)."""
 
     def __init__(self, *, version: int = 4, session_id: str | None = None,
@@ -261,7 +263,7 @@ class LogBuilder(LineageScript):
 
     @contextmanager
     def turn(self, *, reason: dict | None = None, end: bool = True) -> Iterator[int]:
-        """``turn/start`` … ``turn/end`` (``end=False`` leaves the turn open, as after a crash)."""
+        """``turn/start`` … ``turn/end`` (``end=False`` leaves the turn open: a crash)."""
         turn = self.turn_start()
         yield turn
         if end:
@@ -422,7 +424,7 @@ class LogBuilder(LineageScript):
 
     def attempt_failed(self, code: str = "SERVER", message: str = "provider error", *,
                        kind: str = "error") -> int:
-        """A failed attempt (finish `error`/`aborted`): v4 `assistant/attempt`, v0 a finish chunk."""
+        """A failed attempt (finish `error`/`aborted`): v4 `assistant/attempt`, v0 a chunk."""
         turn, step = self.state.require_step("assistant/attempt")
         chunk = {"type": "finish", "reason": {"kind": kind,
                                               "failure": {"message": message, "code": code}}}
@@ -432,72 +434,6 @@ class LogBuilder(LineageScript):
                 {"type": "chunk", "time": time, "chunk": chunk}]}, time=time)
         return self._emit("assistant/chunk", {"turn": turn, "step": step, "chunk": chunk},
                           time=time)
-
-    # -- tools ---------------------------------------------------------------------------------
-
-    def _pending(self, call_id: str) -> Any:
-        call = self.state.pending.get(call_id)
-        if call is None:
-            raise BuildError(f"tool call {call_id!r} was not advertised by an assistant message "
-                             "of the open step")
-        return call
-
-    def tool_call(self, call_id: str) -> int:
-        """`tool/call`: the advertised call starts (name and arguments copied exactly)."""
-        turn, step = self.state.require_step("tool/call")
-        call = self._pending(call_id)
-        if call.call_seq is not None:
-            raise BuildError(f"tool call {call_id!r} already started at seq {call.call_seq}")
-        return self._emit("tool/call", {"turn": turn, "step": step, "callId": call_id,
-                                        "name": call.name, "arguments": call.arguments})
-
-    def job(self, call_id: str, *, kind: str = "bash", label: str | None = None,
-            status: str = "completed", detail: str = "exit code 0") -> tuple[int, int]:
-        """v4 `job/registered` + `job/settled` for a running tool call (as bash calls log them)."""
-        if self.version < 4:
-            raise BuildError("job/* events exist only in format v4")
-        call = self._pending(call_id)
-        job_id = f"{kind}-{self.ids.uuid().replace('-', '')[:16]}"
-        started = self.clock
-        base = {"jobId": job_id, "owner": self.session_id, "kind": kind,
-                "label": label or call.name, "startedAt": started,
-                "toolCall": {"callId": call_id, "rootCallId": call_id}}
-        registered = self._emit("job/registered", base)
-        settled = self._emit("job/settled", {**base, "finishedAt": self.clock + 1,
-                                             "status": status, "cause": "producer",
-                                             "producerReported": True, "detail": detail})
-        return registered, settled
-
-    def tool_result(self, call_id: str, text: str = "", *, content: Sequence[dict] | None = None,
-                    is_error: bool = False, error: dict | None = None,
-                    meta: dict | None = None) -> int:
-        """`tool/result` for an advertised call (logs its `tool/call` first if not yet started)."""
-        turn, step = self.state.require_step("tool/result")
-        call = self._pending(call_id)
-        if call.call_seq is None:
-            self.tool_call(call_id)
-        body = shapes.text_content(text) if content is None else [dict(b) for b in content]
-        message = shapes.tool_message(call_id, body, is_error or error is not None,
-                                      self.ids.uuid(), version=self.version)
-        data: dict[str, Any] = {"turn": turn, "step": step, "message": message}
-        if meta is not None:
-            data["meta"] = meta
-        if error is not None:
-            data["error"] = error
-        return self._emit("tool/result", data, surface_op="append", sources=[call.call_seq])
-
-    # -- other log-only events -----------------------------------------------------------------
-
-    def delivery_accepted(self, through: int | None = None) -> int:
-        """v4 `session-log-deepseek/delivery-accepted` (the provider took the log up to `through`)."""
-        if self.version < 4:
-            raise BuildError("delivery-accepted markers are not a format v0 event type")
-        through = self.state.seq - 1 if through is None else through
-        return self._emit("session-log-deepseek/delivery-accepted", {
-            "sessionId": self.session_id, "sessionFormatVersion": 4, "throughSeq": through})
-
-    def todo_write(self, todos: Sequence[dict]) -> int:
-        return self._emit("todo/write", {"todos": [dict(t) for t in todos]})
 
     def end_seed(self, *, inherited: bool = False) -> int:
         """`session/end-seed`: a process lifecycle boundary (also makes an open bracket stale)."""

@@ -5,9 +5,9 @@ Shapes (v0 spec §5.1, §5.9, §1.7, §3.11; v4 spec §5.1, §5.9, §1.7, §3.11
 
 * a completed compaction is ``compaction/start`` → (v4: ``delivery-accepted``) →
   ``compaction/summary`` → the checkpoint ``user/message`` replacing the span, citing
-  ``[startSeq, summarySeq, ...shadowedSeqs]`` → ``compaction/end``; ``shadowedSeqs`` is the current
-  surface span between the endpoints and ``shadowedTokenCount`` the sum of its heuristic prices;
-  a failed one ends with ``error`` (optionally after a logged summary); an interrupted one has
+  ``[startSeq, summarySeq, ...shadowedSeqs]`` → ``compaction/end``; ``shadowedSeqs`` is the
+  current surface span between the endpoints and ``shadowedTokenCount`` the sum of its
+  heuristic prices; a failed one ends with ``error`` (optionally after a logged summary); an interrupted one has
   no end (a later ``session/end-seed`` makes it stale);
 * a prune is ``compaction/prune`` immediately followed by the replacement ``tool/result``
   (identical data except the result content);
@@ -69,7 +69,8 @@ class LineageScript:
         after a v4 system head). Owner = the open turn, or null between turns. `error` logs a
         failed bracket (after a summary when `summary_logged`), `interrupted` leaves it open (after
         a summary when `summary_logged`),
-        `command` wraps a standalone bracket in `command/run` … `command/done` (manual /compact)."""
+        `command` wraps a standalone bracket in `command/run` … `command/done` (manual
+        /compact)."""
         state = self.state
         if state.open_compaction is not None:
             raise BuildError(f"compaction {state.open_compaction.compaction_id} is still open")
@@ -167,7 +168,8 @@ class LineageScript:
 
     def repair(self: LogBuilder, *, cause: Literal["interrupted", "forked"] = "interrupted") -> int:
         """Synthetic closers of the open turn, exactly as the loader derives them (reference:
-        interruptedTurnClosers, `workbench.core.repair.CloserTracker`); returns the `turn/end` seq."""
+        interruptedTurnClosers, `workbench.core.repair.CloserTracker`); returns the `turn/end`
+        seq."""
         if self.state.open_turn is None:
             raise BuildError("no open turn to repair")
         seq = -1

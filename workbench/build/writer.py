@@ -1,6 +1,6 @@
 """Serialising DSH logs to disk: raw JSONL or multi-frame Zstandard. Layer: build (io + core).
 
-What a real writer produces, and so what this one produces (v0 spec §1.2, §1.6; v4 spec §1.2, §1.6):
+What a real writer produces, and so what this one produces (v0 spec §1.2, §1.6; v4 §1.2, §1.6):
 
 * line 1 is the header, every further line one storage record, each terminated by ``\\n``;
   records are compact JSON (no spaces) in the writer's key order (the dicts' insertion order);
@@ -56,7 +56,8 @@ def log_filename(version: int, compression: Compression) -> str:
 
 
 class LogWriter:
-    """Writes one log file batch by batch: ``with LogWriter(path, header) as w: w.write_batch(...)``."""
+    """Writes one log file batch by batch:
+    ``with LogWriter(path, header) as w: w.write_batch(events)``."""
 
     def __init__(self, path: str | os.PathLike, header: dict, *, compression: Compression = "none",
                  pack_rows: bool = False) -> None:

@@ -63,7 +63,7 @@ class SessionRef:
     origin: str | None
     created_at: int | None
     cwd: str | None
-    project_dir: str | None         # `--<slug>--` / `_no-cwd` directory name, when in the DSH layout
+    project_dir: str | None         # `--<slug>--` / `_no-cwd` directory (DSH layout only)
     encoding: Literal["jsonl", "zstd"]
     children: tuple[str, ...] = ()  # ids of sessions found here whose parentSession is this id
     older_generations: tuple[Path, ...] = ()

@@ -51,7 +51,7 @@ _TAG_OF_DELTA = {"text-delta": "text-chunks", "reasoning-delta": "reasoning-chun
 
 
 class RowError(ValueError):
-    """A malformed packed row: `kind` is the stable validation step, `message` the reference text."""
+    """A malformed packed row: `kind` is the validation step, `message` the reference text."""
 
     def __init__(self, kind: str, message: str) -> None:
         super().__init__(message)
