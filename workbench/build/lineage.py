@@ -7,8 +7,8 @@ Shapes (v0 spec §5.1, §5.9, §1.7, §3.11; v4 spec §5.1, §5.9, §1.7, §3.11
   ``compaction/summary`` → the checkpoint ``user/message`` replacing the span, citing
   ``[startSeq, summarySeq, ...shadowedSeqs]`` → ``compaction/end``; ``shadowedSeqs`` is the
   current surface span between the endpoints and ``shadowedTokenCount`` the sum of its
-  heuristic prices; a failed one ends with ``error`` (optionally after a logged summary); an interrupted one has
-  no end (a later ``session/end-seed`` makes it stale);
+  heuristic prices; a failed one ends with ``error`` (optionally after a logged summary); an
+  interrupted one has no end (a later ``session/end-seed`` makes it stale);
 * a prune is ``compaction/prune`` immediately followed by the replacement ``tool/result``
   (identical data except the result content);
 * repair closers of an open turn: a synthetic result per unanswered call, ``step/end``,
