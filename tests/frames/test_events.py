@@ -156,3 +156,13 @@ def test_tee_scan_does_not_depend_on_the_access_pattern(built) -> None:
     assert teed.preview == direct.preview
     assert teed.turn.values.tolist() == direct.turn.values.tolist()
     assert session.scan.price.tolist() == direct.price.tolist()
+
+
+def test_hostile_numbers_become_missing_values() -> None:
+    b = script(4)
+    n = len(b.events)
+    b.events.append({"type": "turn/start", "seq": n, "time": 10**30, "data": {"turn": 2**70}})
+    b.events.append({"type": "todo/write", "seq": n + 1, "time": "noon", "data": {"todos": []}})
+    df = session_of(b).events_df()
+    assert df["time"].iloc[-2:].isna().all()
+    assert df["turn"].iloc[-2:].isna().all()

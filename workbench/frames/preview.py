@@ -73,51 +73,73 @@ def message_preview(message: Any, limit: int = PREVIEW_CHARS) -> str:
 
 def _get(data: Any, *keys: str) -> Any:
     for key in keys:
-        if not isinstance(data, Mapping):
+        if type(data) is not dict:
             return None
         data = data.get(key)
     return data
 
 
 def _str(value: Any) -> str:
-    return value if isinstance(value, str) else ""
+    return value if type(value) is str else ""
 
 
-def event_preview(event: Mapping[str, Any], limit: int = PREVIEW_CHARS) -> str | None:
+def _message(data: dict) -> str:
+    return message_preview(data.get("message"))
+
+
+def _tool_call(data: dict) -> str:
+    return clip(f"{_str(data.get('name'))}({_str(data.get('arguments'))})")
+
+
+def _turn_end(data: dict) -> str:
+    reason = data.get("reason")
+    kind = _str(_get(reason, "kind"))
+    detail = _get(reason, "error", "message") or _get(reason, "reason", "kind")
+    return clip(f"{kind}: {detail}" if type(detail) is str else kind)
+
+
+def _compaction_end(data: dict) -> str:
+    error = data.get("error")
+    return clip(error) if type(error) is str else "ok"
+
+
+def _chunk(data: dict) -> str | None:
+    chunk = data.get("chunk")
+    if type(chunk) is not dict:
+        return None
+    text = chunk.get("text")
+    if type(text) is not str:
+        text = chunk.get("argumentsDelta")
+    return clip(text) if type(text) is str else _str(chunk.get("type"))
+
+
+def _todos(data: dict) -> str | None:
+    todos = data.get("todos")
+    return f"{len(todos)} todos" if type(todos) is list else None
+
+
+_PREVIEWS = {
+    "user/message": message_preview,
+    "assistant/message": _message, "tool/result": _message, "system/message": _message,
+    "developer/message": _message,
+    "tool/call": _tool_call,
+    "turn/end": _turn_end,
+    "compaction/end": _compaction_end,
+    "compaction/summary": lambda data: content_text(data.get("summary")),
+    "assistant/chunk": _chunk,
+    "request/header": lambda data: _str(data.get("reason")),
+    "session/title": lambda data: clip(_str(data.get("title"))),
+    "command/run": lambda data: clip(_str(data.get("name"))),
+    "llm/retry": lambda data: clip(_str(_get(data, "failure", "message"))),
+    "todo/write": _todos,
+}
+"""Event type → preview of its `data` (types not listed have no preview)."""
+
+
+def event_preview(event: Mapping[str, Any]) -> str | None:
     """Preview of any event: its message for surface events, a key field for log-only ones."""
-    etype = event.get("type")
+    make = _PREVIEWS.get(event.get("type"))
+    if make is None:
+        return None
     data = event.get("data")
-    if etype == "user/message":
-        return message_preview(data, limit)
-    if etype in ("assistant/message", "tool/result", "system/message", "developer/message"):
-        return message_preview(_get(data, "message"), limit)
-    if etype == "tool/call":
-        return clip(f"{_str(_get(data, 'name'))}({_str(_get(data, 'arguments'))})", limit)
-    if etype == "turn/end":
-        reason = _get(data, "reason")
-        kind = _str(_get(reason, "kind"))
-        detail = _get(reason, "error", "message") or _get(reason, "reason", "kind")
-        return clip(f"{kind}: {detail}" if isinstance(detail, str) else kind, limit)
-    if etype == "compaction/end":
-        error = _get(data, "error")
-        return clip(error, limit) if isinstance(error, str) else "ok"
-    if etype == "compaction/summary":
-        return content_text(_get(data, "summary"), limit)
-    if etype == "assistant/chunk":
-        chunk = _get(data, "chunk")
-        text = _get(chunk, "text")
-        if not isinstance(text, str):
-            text = _get(chunk, "argumentsDelta")
-        return clip(text, limit) if isinstance(text, str) else _str(_get(chunk, "type"))
-    if etype == "request/header":
-        return _str(_get(data, "reason"))
-    if etype == "session/title":
-        return clip(_str(_get(data, "title")), limit)
-    if etype == "command/run":
-        return clip(_str(_get(data, "name")), limit)
-    if etype == "llm/retry":
-        return clip(_str(_get(data, "failure", "message")), limit)
-    if etype == "todo/write":
-        todos = _get(data, "todos")
-        return f"{len(todos)} todos" if isinstance(todos, list) else None
-    return None
+    return make(data if type(data) is dict else {})
