@@ -37,6 +37,12 @@ if TYPE_CHECKING:
 
 __all__ = ["Session", "load"]
 
+_USAGE_TYPES = frozenset({"assistant/message", "assistant/attempt", "assistant/chunk",
+                          "llm/retry-started"})
+"""Events whose payload the usage pass reads (the others only by type)."""
+_ATTEMPT_TYPES = frozenset({"assistant/message", "assistant/attempt", "assistant/chunk"})
+"""Events whose payload the attempt pass reads (closers such as step/end only by type)."""
+
 
 def load(path: str | os.PathLike, *, strict: bool = False) -> Session:
     """Read the log at `path` (raw or zstd, v0 or v4) into a `Session`.
@@ -197,22 +203,29 @@ class Session:
     @cached_property
     def audit(self) -> AuditReport:
         """The compaction audit (`workbench.core.compaction.audit`)."""
-        from workbench.core.compaction.audit import audit_events
-        return audit_events(self.events, version=self.version, meta=self.log.meta,
-                            session_id=self.session_id,
-                            inherited_event_count=self.log.inherited_event_count)
+        from workbench.core.compaction.audit import audit_log
+        return audit_log(self.log, found=self.compactions)
+
+    def _only(self, types: frozenset[str]) -> Sequence[dict[str, Any]]:
+        """The events, with every event whose type is not in `types` replaced by a type-only
+        stub on a lazily parsed log (`workbench.core.compaction.sparse`): for passes that only
+        switch on the type of the other events, so a 1.3M-event log is not parsed again."""
+        from workbench.core.compaction.sparse import sparse
+        return sparse(self.events, lambda seq, kind: kind in types)
 
     @cached_property
     def usage(self) -> tuple[UsageSample, ...]:
-        """Provider usage samples (`workbench.core.tokens.usage`)."""
+        """Provider usage samples (`workbench.core.tokens.usage`: usage chunks, assistant
+        messages and attempts; `llm/retry-started` separates retried attempts)."""
         from workbench.core.tokens.usage import usage_samples
-        return usage_samples(self.events, version=self.version)
+        return usage_samples(self._only(_USAGE_TYPES), version=self.version)
 
     @cached_property
     def attempts(self) -> tuple[Attempt, ...]:
-        """Every model-call attempt (`workbench.core.requests.iter_attempts`)."""
+        """Every model-call attempt (`workbench.core.requests.iter_attempts`: v4 settling events,
+        v0 chunk runs closed by messages and step/turn ends)."""
         from workbench.core.requests import iter_attempts
-        return tuple(iter_attempts(self.events, version=self.version))
+        return tuple(iter_attempts(self._only(_ATTEMPT_TYPES), version=self.version))
 
     # -- frames --------------------------------------------------------------------------------
 

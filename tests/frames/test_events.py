@@ -166,3 +166,35 @@ def test_hostile_numbers_become_missing_values() -> None:
     df = session_of(b).events_df()
     assert df["time"].iloc[-2:].isna().all()
     assert df["turn"].iloc[-2:].isna().all()
+
+
+class LazyEvents(list):
+    """A list posing as a lazily parsed store (`lazy`, `type_of`), counting payload reads."""
+
+    lazy = True
+
+    def __init__(self, events) -> None:
+        super().__init__(events)
+        self.reads = 0
+
+    def type_of(self, index: int) -> str:
+        return list.__getitem__(self, index)["type"]
+
+    def __getitem__(self, index):
+        self.reads += 1
+        return list.__getitem__(self, index)
+
+
+def test_frames_of_a_lazy_store_equal_the_in_memory_ones(built) -> None:
+    """Passes that read only some payloads of a lazy store give the same frames."""
+    b, session = built
+    lazy_log = session_of(b).log
+    lazy_log.events = LazyEvents(b.events)
+    from workbench.session import Session
+    lazy = Session(lazy_log)
+    for name in ("events", "timeline", "requests", "turns", "tool_calls", "compactions"):
+        pd.testing.assert_frame_equal(getattr(lazy, f"{name}_df")(),
+                                      getattr(session, f"{name}_df")(), obj=name)
+    reads = lazy_log.events.reads
+    lazy.usage  # already computed: no more reads
+    assert lazy_log.events.reads == reads
