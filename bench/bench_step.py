@@ -23,6 +23,7 @@ Exit status 1 when the 95th percentile of any kind reaches the target.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import random
 import resource
@@ -59,6 +60,22 @@ def _send(wb, before: dict) -> int:
         if figure is not None:
             size += len(json.dumps(figure.layout.shapes[0].to_plotly_json()))
     return size
+
+
+class _GcClock:
+    """Wall time spent in the cyclic garbage collector (full collections of a huge heap are
+    the usual cause of a rare slow step)."""
+
+    def __init__(self) -> None:
+        self.pauses: list[float] = []
+        self._t = 0.0
+        gc.callbacks.append(self._tick)
+
+    def _tick(self, phase: str, info: dict) -> None:
+        if phase == "start":
+            self._t = time.perf_counter()
+        else:
+            self.pauses.append((time.perf_counter() - self._t) * 1e3)
 
 
 def _measure(wb, targets: list[int]) -> tuple[list[float], list[float], int]:
@@ -130,6 +147,7 @@ def main(argv: list[str] | None = None) -> int:
             kinds["compaction"].extend((s, target))
 
     wb.state.step = last // 2          # warm caches the first render fills
+    clock = _GcClock()
     status = 0
     print(f"{'move':<12}{'n':>6}{'median':>10}{'p95':>10}{'max':>10}{'cpu p95':>10}"
           f"{'max KB':>9}   (kernel ms per step; KB sent)")
@@ -144,6 +162,9 @@ def main(argv: list[str] | None = None) -> int:
               f"{max(walls):>10.1f}{_pct(cpus, 0.95):>10.1f}{largest / 1024:>9.1f}")
         if _pct(cpus, 0.95) >= TARGET_MS:
             status = 1
+    pauses = clock.pauses
+    print(f"gc during the moves: {len(pauses)} collections, longest "
+          f"{max(pauses, default=0):.1f} ms, frozen objects {gc.get_freeze_count():,}")
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"target: p95 CPU < {TARGET_MS:.0f} ms per step -> {'met' if status == 0 else 'MISSED'}"
           f"; peak RSS {rss:,.0f} MiB")

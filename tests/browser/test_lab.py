@@ -169,6 +169,16 @@ def test_workbench_follows_slider_and_next_compaction(lab, browser, screenshots)
     _wait_step(page, target)
     page.wait_for_function(f"() => ({CURSOR})() === {target}", timeout=30_000)
     assert page.locator(".wb-log-pane .wb-hidden-by").count() == 0
+
+    buttons = page.locator(".widget-play button")      # play, pause, stop, repeat
+    buttons.nth(0).click()
+    page.wait_for_function(f"() => ({STEP_OF_LOG})() >= {target + 3}", timeout=30_000)
+    buttons.nth(1).click()
+    page.wait_for_timeout(1000)
+    paused = page.evaluate(STEP_OF_LOG)
+    page.wait_for_function(f"() => ({CURSOR})() === {paused}", timeout=30_000)
+    page.wait_for_timeout(1000)
+    assert page.evaluate(STEP_OF_LOG) == paused        # pause holds
     assert errors == []
     assert browser.offsite == []
 

@@ -19,7 +19,7 @@ import ipywidgets as widgets
 
 from workbench.views.brackets import BracketChart
 from workbench.views.controls import StepControls
-from workbench.views.data import view_data
+from workbench.views.data import freeze_if_large, view_data
 from workbench.views.diff import DiffPane
 from workbench.views.html import escape, style_html
 from workbench.views.inspector import Inspector
@@ -67,6 +67,7 @@ class Workbench(widgets.VBox):
                           self.bracket_chart,
                           details])
         self.add_class("wb-workbench")
+        freeze_if_large(data)
 
     @property
     def views(self) -> tuple:
