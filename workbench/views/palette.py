@@ -44,7 +44,7 @@ STYLE = """
 .wb-log-only td { color: #666; }
 .wb-future td { color: #bbb; }
 .wb-rejected td { color: #d62728; }
-.wb-hidden-by { color: #b35900; font-weight: bold; text-decoration: none; display: inline; }
+.wb-hidden-by { color: #b35900; font-weight: bold; display: inline-block; }
 .wb-gutter { padding: 0 !important; }
 .wb-bar-start { border-top: 2px solid #000; } .wb-bar-end { border-bottom: 2px solid #000; }
 .wb-seq { font-family: monospace; }
