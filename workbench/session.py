@@ -346,8 +346,12 @@ class Session:
         }
 
     def _repr_html_(self) -> str:
+        from workbench.frames.columns import safe_text
         info = self.summary()
-        esc = html.escape
+
+        def esc(text: str) -> str:
+            return html.escape(safe_text(text))
+
         statuses = ", ".join(f"{esc(k)}: {v}" for k, v in sorted(info["compactions"].items()))
         rows = [
             ("session", esc(str(info["session_id"]))),

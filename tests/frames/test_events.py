@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 from frame_scripts import script, session_of
 
+from workbench.build import LogBuilder
 from workbench.core.tokens.counts import LogTokens
 from workbench.core.tokens.heuristic import node_price
 from workbench.core.tokens.usage import usage_samples, usage_totals
@@ -198,3 +199,21 @@ def test_frames_of_a_lazy_store_equal_the_in_memory_ones(built) -> None:
     reads = lazy_log.events.reads
     lazy.usage  # already computed: no more reads
     assert lazy_log.events.reads == reads
+
+
+def test_lone_surrogates_in_log_text_survive_every_frame() -> None:
+    """JSON may hold a lone surrogate (io keeps it, JS semantics); Arrow strings cannot: frames
+    show U+FFFD instead of failing."""
+    b = LogBuilder(version=4, session_id="sur\ud800rogate")
+    with b.turn():
+        with b.step():
+            b.user("bad \ud83d text")
+            a = b.assistant("calling", tool_calls=[("read\udc00", {"p": "\ud800"})])
+            b.tool_call(a.call_ids[0])
+            b.tool_result(a.call_ids[0], text="out \udfff")
+    session = session_of(b)
+    for name, df in session.frames().items():
+        assert df is not None, name
+    preview = session.events_df().query("type == 'user/message'")["preview"].iloc[0]
+    assert preview == "bad \ufffd text"
+    assert session.tool_calls_df()["name"].iloc[0] == "read\ufffd"

@@ -150,3 +150,7 @@ def test_a_root_without_sessions_is_unreadable(tmp_path: Path) -> None:
 ])
 def test_session_keys(ids, paths, keys) -> None:
     assert session_keys(ids, paths) == keys
+
+
+def test_keys_of_odd_ids_are_valid_text() -> None:
+    assert session_keys(["a\ud800"], ["x"]) == ["a\ufffd"]

@@ -79,29 +79,13 @@ class _Call:
     synthetic: bool = False
 
 
-def _result_fields(message: Any, version: int) -> tuple[str | None, bool | None]:
-    """(call id, model-facing isError) of a tool-result message (v4 tool role, v0 wrapper)."""
-    if not isinstance(message, dict):
-        return None, None
-    if version >= 4:
-        cid = message.get("toolCallId")
-        err = message.get("isError")
-    else:
-        content = message.get("content")
-        block = content[0] if isinstance(content, list) and content else None
-        block = block if isinstance(block, dict) else {}
-        cid, err = block.get("toolCallId"), block.get("isError")
-    if not isinstance(cid, str):
-        source = message.get("source")
-        cid = source.get("callId") if isinstance(source, dict) else None
-    return _str(cid), err if isinstance(err, bool) else None
-
-
 def _pair_tool_calls(session: Session) -> list[_Call]:
+    """Pair the scan's tool facts in seq order (module doc): the latest open occurrence of an
+    id takes the next start or result; an unmatched one opens a new row."""
     calls: list[_Call] = []
     open_by_id: dict[str | None, list[_Call]] = {}
     by_result: dict[int, _Call] = {}
-    events, version, scan = session.events, session.version, session.scan
+    scan = session.scan
 
     def latest(cid: str | None, missing: str) -> _Call | None:
         for call in reversed(open_by_id.get(cid, ())):
@@ -115,48 +99,40 @@ def _pair_tool_calls(session: Session) -> list[_Call]:
         open_by_id.setdefault(cid, []).append(call)
         return call
 
-    wanted = np.sort(np.concatenate([scan.seq_of_type(t) for t in (
-        "assistant/message", "tool/call", "tool/result")]))
-    for seq in wanted.tolist():
-        etype = scan.type_at(seq)
-        if etype == "assistant/message":
-            message = _data(events[seq]).get("message")
-            content = message.get("content") if isinstance(message, dict) else None
-            for block in content if isinstance(content, list) else ():
-                if isinstance(block, dict) and block.get("type") == "tool-call":
-                    call = new(_str(block.get("id")))
-                    call.name = _str(block.get("name"))
-                    call.arguments = _str(block.get("arguments"))
-                    call.assistant_seq = seq
-                    call.turn, call.step = scan.turn[seq], scan.step[seq]
-        elif etype == "tool/call":
-            data = _data(events[seq])
-            cid = _str(data.get("callId"))
+    pruned = scan.seq_of_type("tool/result")
+    pruned = pruned[scan.surface_op[pruned] == 1].tolist() if len(pruned) else []
+    seqs = sorted([*scan.tool_facts, *pruned])
+    for seq in seqs:
+        fact = scan.tool_facts.get(seq)
+        if fact is None:  # a pruned copy (tool/result replace, §5.9) of an earlier result
+            start = scan.replace_start[seq]
+            original = by_result.get(start) if start is not None else None
+            if original is not None:
+                original.pruned_seq = seq
+                by_result[seq] = original
+            continue
+        kind = fact[0]
+        if kind == "advertised":
+            for cid, name, arguments in fact[1]:
+                call = new(cid)
+                call.name, call.arguments = name, arguments
+                call.assistant_seq = seq
+                call.turn, call.step = scan.turn[seq], scan.step[seq]
+        elif kind == "started":
+            _, cid, name, arguments = fact
             call = latest(cid, "call_seq") or new(cid)
             call.call_seq = seq
-            call.name = call.name or _str(data.get("name"))
-            call.arguments = call.arguments or _str(data.get("arguments"))
+            call.name = call.name or name
+            call.arguments = call.arguments or arguments
             if call.turn is None:
                 call.turn, call.step = scan.turn[seq], scan.step[seq]
-        elif etype == "tool/result":
-            event = events[seq]
-            data = _data(event)
-            if scan.surface_op[seq] == 1:
-                start = scan.replace_start[seq]
-                original = by_result.get(start) if start is not None else None
-                if original is not None:
-                    original.pruned_seq = seq
-                    by_result[seq] = original
-                continue
-            cid, is_error = _result_fields(data.get("message"), version)
+        else:
+            _, cid, is_error, error_name, error_code = fact
             call = latest(cid, "result_seq") or new(cid)
             call.result_seq = seq
             call.is_error = is_error
-            error = data.get("error")
-            if isinstance(error, dict):
-                call.error_name, call.error_code = _str(error.get("name")), _str(error.get("code"))
-            mid = scan.message_id[seq] or ""
-            call.synthetic = mid.startswith(_SYNTHETIC_PREFIXES)
+            call.error_name, call.error_code = error_name, error_code
+            call.synthetic = (scan.message_id_at(seq) or "").startswith(_SYNTHETIC_PREFIXES)
             if call.turn is None:
                 call.turn, call.step = scan.turn[seq], scan.step[seq]
             by_result[seq] = call
@@ -201,7 +177,7 @@ def tool_calls_frame(session: Session) -> pd.DataFrame:
     if not len(session):
         return frame(ToolCallColumns, None, 0)
     calls = _pair_tool_calls(session)
-    times, preview = session.scan.time, session.scan.preview
+    times = session.scan.time
     status = session.surface
 
     def at(values: Any, seq: int | None) -> Any:
@@ -226,8 +202,9 @@ def tool_calls_frame(session: Session) -> pd.DataFrame:
             else None,
             "result_tokens": session.price(c.result_seq) if c.result_seq is not None else None,
             "result_on_surface": on_surface(c),
-            "arguments_preview": clip(c.arguments) if c.arguments is not None else None,
-            "result_preview": at(preview, c.result_seq),
+            "arguments_preview": c.arguments,
+            "result_preview": session.scan.preview_at(c.result_seq)
+            if c.result_seq is not None else None,
         }
         for name, column in rows.items():
             column.append(values[name])
@@ -236,16 +213,12 @@ def tool_calls_frame(session: Session) -> pd.DataFrame:
 
 # -- model calls ---------------------------------------------------------------------------------
 
-def _stream_start(event: Any, version: int, session: Session, chunk_seqs: tuple[int, ...]
-                  ) -> int | None:
+def _stream_start(session: Session, seq: int, chunk_seqs: tuple[int, ...]) -> int | None:
     if not session.has_times:
         return None
-    if version < 4:
+    if session.version < 4:
         return session.scan.time[chunk_seqs[0]] if chunk_seqs else None
-    stream = _data(event).get("stream")
-    if isinstance(stream, list) and stream and isinstance(stream[0], dict):
-        return as_int(stream[0].get("time", stream[0].get("time0")))
-    return None
+    return session.scan.stream_start.get(seq)
 
 
 RequestColumns: Columns = (
@@ -336,7 +309,7 @@ def requests_frame(session: Session) -> pd.DataFrame:
                 envelope = envelopes[hseq] = estimate_header(header, version=version)
         prior = a.before - 1
         surf_tokens = int(tokens[prior]) if prior >= 0 else 0
-        start = _stream_start(events[a.seq], version, session, a.chunk_seqs)
+        start = _stream_start(session, a.seq, a.chunk_seqs)
         settled = times[a.chunk_seqs[-1] if a.chunk_seqs else a.seq]
         kind, code, message = _finish(a.finish)
         sample = usage.get(a.seq)

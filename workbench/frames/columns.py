@@ -23,6 +23,7 @@ one. Groups are plain tuples: compose them with ``+``.
 """
 from __future__ import annotations
 
+from array import array
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -122,7 +123,65 @@ def as_array(values: Any, dtype: Dtype, n: int, name: str = "") -> Any:
         return pd.arrays.ArrowExtensionArray(arr)
     if dtype == "Int64":
         return int_array(values)
+    if dtype == "string":
+        return text_array(values)
     return pd.array(values if not isinstance(values, tuple) else list(values), dtype=dtype)
+
+
+def safe_text(text: str) -> str:
+    """`text` as valid Unicode: a lone surrogate (JSON allows one; `workbench.io.jsjson` keeps
+    it) becomes U+FFFD, because Arrow strings must be valid UTF-8."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    return text
+
+
+class TextBuilder:
+    """Strings appended one by one into one UTF-8 buffer plus offsets (the Arrow layout), so a
+    million previews cost their bytes, not a million Python objects; `array()` hands the
+    buffers to Arrow without copying."""
+
+    def __init__(self) -> None:
+        self._data = bytearray()
+        self._offsets = array("q", [0])
+        self._valid = bytearray()
+
+    def append(self, text: str | None) -> None:
+        if text is None:
+            self._valid.append(0)
+        else:
+            try:
+                raw = text.encode("utf-8")
+            except UnicodeEncodeError:
+                raw = safe_text(text).encode("utf-8")
+            self._data += raw
+            self._valid.append(1)
+        self._offsets.append(len(self._data))
+
+    def __len__(self) -> int:
+        return len(self._valid)
+
+    def array(self) -> pd.arrays.ArrowStringArray:
+        n = len(self._valid)
+        valid = np.packbits(np.frombuffer(bytes(self._valid), dtype=bool), bitorder="little")
+        arr = pa.LargeStringArray.from_buffers(
+            n, pa.py_buffer(self._offsets), pa.py_buffer(bytes(self._data)),
+            pa.py_buffer(valid.tobytes()))
+        return pd.arrays.ArrowStringArray(arr)
+
+
+def text_array(values: Any) -> pd.arrays.ArrowStringArray:
+    """A ``string`` array of str/None values (lone surrogates replaced, see `safe_text`)."""
+    if isinstance(values, pd.arrays.ArrowStringArray):
+        return values
+    values = values if isinstance(values, list) else list(values)
+    try:
+        return pd.array(values, dtype="string")
+    except UnicodeEncodeError:
+        return pd.array([safe_text(v) if isinstance(v, str) else v for v in values],
+                        dtype="string")
 
 
 def int_array(values: Any) -> pd.arrays.IntegerArray:
@@ -165,15 +224,19 @@ def category_array(values: Any, dtype: pd.CategoricalDtype) -> pd.Categorical:
         return values
     values = values if isinstance(values, list) else list(values)
     known = set(dtype.categories)
-    extra = sorted({v for v in values if isinstance(v, str) and v not in known})
+    extra = {v for v in values if isinstance(v, str) and v not in known}
+    if extra and any(safe_text(v) is not v for v in extra):
+        values = [safe_text(v) if isinstance(v, str) else v for v in values]
+        extra = {v for v in values if isinstance(v, str) and v not in known}
     if extra:
-        dtype = pd.CategoricalDtype([*dtype.categories, *extra], ordered=dtype.ordered)
+        dtype = pd.CategoricalDtype([*dtype.categories, *sorted(extra)], ordered=dtype.ordered)
     return pd.Categorical(values, dtype=dtype)
 
 
 def coded(codes: np.ndarray, vocab: Sequence[str], dtype: pd.CategoricalDtype) -> pd.Categorical:
     """A categorical of `dtype` from codes into `vocab` (-1 = missing), without touching the
     strings row by row; vocab values outside the categories are appended (sorted)."""
+    vocab = [safe_text(v) for v in vocab]
     dtype = extend_categories(dtype, vocab)
     position = {c: i for i, c in enumerate(dtype.categories)}
     table = np.array([position[v] for v in vocab] + [-1], dtype=np.int32)

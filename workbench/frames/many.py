@@ -35,7 +35,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from workbench.frames.columns import TIME, Column, Columns, empty, frame
+from workbench.frames.columns import TIME, Column, Columns, empty, frame, safe_text
 from workbench.frames.schema import FRAME_NAMES, SCHEMAS
 from workbench.frames.turns import DefectColumns
 
@@ -162,8 +162,8 @@ def _parent(log: Any) -> str | None:
 
 def session_keys(ids: Sequence[str | None], paths: Sequence[str]) -> list[str]:
     """Unique keys: the session id, or the file name when missing; repeats get ``#<n>``."""
-    base = [i if isinstance(i, str) and i else Path(p).name for i, p in zip(ids, paths,
-                                                                            strict=True)]
+    base = [safe_text(i) if isinstance(i, str) and i else safe_text(Path(p).name)
+            for i, p in zip(ids, paths, strict=True)]
     counts: dict[str, int] = {}
     for b in base:
         counts[b] = counts.get(b, 0) + 1

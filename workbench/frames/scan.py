@@ -5,12 +5,13 @@ Every per-event frame column that only needs the event itself (and the turn/step
 comes from this single pass, so a 1.3M-event log is parsed once here, not once per column: a
 large log's events are parsed on demand by the io store, so every extra pass costs a parse.
 The pass also prices every surface-eligible event with the DSH heuristic (v0 spec §6.4) while
-its dict is at hand. Surface facts (current, shadowed by whom) come from the core timeline.
+its dict is at hand, and keeps the few fields tool-call pairing and request timing need
+(`tool_fact`, `stream_start`), so those frames never parse the log again. Surface facts (current, shadowed by whom) come from the core timeline.
 
 Storage is compact, because the scan is cached for the session's lifetime: numbers are int64
 arrays with a missing-mask, small vocabularies (type, role, source kind) are int32 codes, seq
-lists are one flat array plus offsets (the Arrow list layout); only previews and message ids are
-Python strings.
+lists are one flat array plus offsets (the Arrow list layout), and previews and message ids are
+one UTF-8 buffer each (`columns.TextBuilder`), handed to the frame without a copy.
 
 Turn and step are *structural*: the turn opened by the latest `turn/start` and not yet closed by
 its `turn/end` (both boundary events included), likewise for steps (v0 spec §3.3). That is what
@@ -25,11 +26,13 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import pyarrow as pa
 
 from workbench.core.events import surface_types
 from workbench.core.tokens.heuristic import node_price
-from workbench.frames.preview import event_preview
+from workbench.frames.columns import TextBuilder
+from workbench.frames.preview import clip, event_preview
 
 _NONE = -(2**63)
 
@@ -122,6 +125,70 @@ def _masked(raw: array) -> MaskedInts:
     return MaskedInts(np.where(mask, 0, values), mask)
 
 
+def result_fields(message: Any, version: int) -> tuple[str | None, bool | None]:
+    """(call id, model-facing isError) of a tool-result message (v4: a tool-role message,
+    v4 §3.8; v0: the one wrapped `tool-result` block, v0 §3.8)."""
+    if type(message) is not dict:
+        return None, None
+    if version >= 4:
+        cid, err = message.get("toolCallId"), message.get("isError")
+    else:
+        content = message.get("content")
+        block = content[0] if type(content) is list and content else None
+        block = block if type(block) is dict else {}
+        cid, err = block.get("toolCallId"), block.get("isError")
+    if type(cid) is not str:
+        source = message.get("source")
+        cid = source.get("callId") if type(source) is dict else None
+    return (cid if type(cid) is str else None), (err if type(err) is bool else None)
+
+
+def _s(value: Any) -> str | None:
+    return value if type(value) is str else None
+
+
+def tool_fact(event: Mapping[str, Any], etype: str, version: int) -> tuple | None:
+    """What tool-call pairing needs of one event, or None:
+    ``("advertised", [(id, name, arguments preview), ...])`` for an assistant message with
+    tool-call blocks, ``("started", id, name, arguments preview)`` for `tool/call`,
+    ``("answered", id, isError, error name, error code)`` for an appended `tool/result`."""
+    data = event.get("data")
+    if type(data) is not dict:
+        return None
+    if etype == "assistant/message":
+        message = data.get("message")
+        content = message.get("content") if type(message) is dict else None
+        calls = [(_s(b.get("id")), _s(b.get("name")), _clip_or_none(b.get("arguments")))
+                 for b in (content if type(content) is list else ())
+                 if type(b) is dict and b.get("type") == "tool-call"]
+        return ("advertised", calls) if calls else None
+    if etype == "tool/call":
+        return ("started", _s(data.get("callId")), _s(data.get("name")),
+                _clip_or_none(data.get("arguments")))
+    if etype == "tool/result" and event.get("surfaceOp") == "append":
+        cid, is_error = result_fields(data.get("message"), version)
+        error = data.get("error")
+        name = code = None
+        if type(error) is dict:
+            name, code = _s(error.get("name")), _s(error.get("code"))
+        return ("answered", cid, is_error, name, code)
+    return None
+
+
+def _clip_or_none(value: Any) -> str | None:
+    return clip(value) if type(value) is str else None
+
+
+def stream_start(event: Mapping[str, Any]) -> int | None:
+    """Time of the first record of a v4 assistant stream (v4 §2.1), if any."""
+    data = event.get("data")
+    stream = data.get("stream") if type(data) is dict else None
+    if type(stream) is list and stream and type(stream[0]) is dict:
+        first = stream[0]
+        return as_int(first.get("time", first.get("time0")))
+    return None
+
+
 @dataclass(frozen=True, slots=True)
 class EventScan:
     """Per-event values of one pass (index = seq); see the module docstring."""
@@ -143,8 +210,10 @@ class EventScan:
     source_values: np.ndarray       # int64, flat
     source_present: np.ndarray      # bool
     price: np.ndarray               # int64 heuristic node price; -1 for log-only types
-    message_id: list[str | None]
-    preview: list[str | None]
+    message_id: pd.arrays.ArrowStringArray
+    preview: pd.arrays.ArrowStringArray
+    tool_facts: dict[int, tuple]    # seq -> `tool_fact` of that event
+    stream_start: dict[int, int]    # v4 assistant message/attempt seq -> first stream time
 
     @property
     def seq(self) -> np.ndarray:
@@ -154,6 +223,14 @@ class EventScan:
     def type(self) -> np.ndarray:
         """Object array of event type strings."""
         return self.types.decode(self.type_codes)
+
+    def preview_at(self, seq: int) -> str | None:
+        value = self.preview[seq]
+        return value if isinstance(value, str) else None
+
+    def message_id_at(self, seq: int) -> str | None:
+        value = self.message_id[seq]
+        return value if isinstance(value, str) else None
 
     def type_at(self, seq: int) -> str | None:
         code = int(self.type_codes[seq])
@@ -201,8 +278,10 @@ class EventScanner:
         self._offsets, self._values = array("q", [0]), array("q")
         self._present = bytearray(n)
         self._price = array("q")
-        self._message_id: list[str | None] = [None] * n
-        self._preview: list[str | None] = [None] * n
+        self._message_id = TextBuilder()
+        self._preview = TextBuilder()
+        self._tool_facts: dict[int, tuple] = {}
+        self._stream_start: dict[int, int] = {}
         self.types, self.roles, self.source_kinds = Vocab(), Vocab(), Vocab()
         self.feed = self._feeder(version, has_times)
 
@@ -217,10 +296,15 @@ class EventScanner:
         rstart_, rend_, ops_ = self._rstart.append, self._rend.append, self._ops.append
         type_, role_, kind_ = self._type.append, self._role.append, self._kind.append
         offsets_, values, price_ = self._offsets.append, self._values, self._price.append
-        present, message_ids, previews = self._present, self._message_id, self._preview
+        present = self._present
+        message_id_, preview_ = self._message_id.append, self._preview.append
         type_codes, type_code = self.types.codes, self.types.code
         role_code, kind_code = self.roles.code, self.source_kinds.code
         state = [_NONE, _NONE]  # open turn, open step
+        facts, starts = self._tool_facts, self._stream_start
+        fact_types = frozenset({"assistant/message", "tool/call", "tool/result"})
+        stream_types = frozenset({"assistant/message", "assistant/attempt"}) if version >= 4 \
+            and has_times else frozenset()
 
         def feed(event: Mapping[str, Any]) -> None:
             i = len(self._type)
@@ -251,6 +335,7 @@ class EventScanner:
                 rend_(_NONE)
                 role_(-1)
                 kind_(-1)
+                message_id_(None)
             else:
                 s = e = _NONE
                 if op == "append":
@@ -265,13 +350,13 @@ class EventScanner:
                     ops_(-1)
                 rstart_(s)
                 rend_(e)
-                role = kind = None
+                role = kind = mid = None
                 message = message_of(event)
                 if type(message) is dict:
                     role, mid, src = message.get("role"), message.get("id"), message.get("source")
-                    message_ids[i] = mid if type(mid) is str else None
                     if type(src) is dict:
                         kind = src.get("kind")
+                message_id_(mid if type(mid) is str else None)
                 role_(role_code(role))
                 kind_(kind_code(kind))
             if "sourceEventSeqs" in event:
@@ -281,7 +366,15 @@ class EventScanner:
                     values.extend(listed)
             offsets_(len(values))
             price_(node_price(event, version=version) if etype in kinds else -1)
-            previews[i] = event_preview(event)
+            preview_(event_preview(event))
+            if etype in fact_types:
+                fact = tool_fact(event, etype, version)
+                if fact is not None:
+                    facts[i] = fact
+            if etype in stream_types:
+                started = stream_start(event)
+                if started is not None:
+                    starts[i] = started
 
         return feed
 
@@ -301,7 +394,8 @@ class EventScanner:
             else np.zeros(0, np.int64),
             np.frombuffer(bytes(self._present), dtype=bool),
             np.frombuffer(self._price, dtype=np.int64) if n else np.zeros(0, np.int64),
-            self._message_id, self._preview)
+            self._message_id.array(), self._preview.array(), self._tool_facts,
+            self._stream_start)
 
 
 def _int_or_none(value: Any) -> int:

@@ -100,16 +100,15 @@ def turns_frame(session: Session) -> pd.DataFrame:
     counts["steps"] += per_turn(scan.seq_of_type("step/start"))
     counts["tool_calls"] += per_turn(scan.seq_of_type("tool/call"))
     counts["compactions"] += per_turn(scan.seq_of_type("compaction/start"))
-    for i in scan.seq_of_type("tool/result").tolist():
-        if owner[i] >= 0 and scan.surface_op[i] == 0 and _is_error(
-                _data(events[i]).get("message"), session.version):
+    for i, fact in scan.tool_facts.items():
+        if fact[0] == "answered" and fact[2] is True and owner[i] >= 0:
             counts["tool_errors"][owner[i]] += 1
     user = scan.source_kinds.codes.get("user", -2)
     for i in scan.seq_of_type("user/message").tolist():
         k = owner[i]
         if k >= 0 and prompts[k] is None and scan.source_kind_codes[i] == user \
                 and scan.surface_op[i] == 0:
-            prompts[k] = scan.preview[i]
+            prompts[k] = scan.preview_at(i)
     for a in session.attempts:
         k = owner[a.seq]
         if k >= 0:
@@ -145,16 +144,6 @@ def turns_frame(session: Session) -> pd.DataFrame:
         for name, column in rows.items():
             column.append(values[name])
     return frame(TurnColumns, rows, len(starts))
-
-
-def _is_error(message: Any, version: int) -> bool:
-    if not isinstance(message, dict):
-        return False
-    if version >= 4:
-        return message.get("isError") is True
-    content = message.get("content")
-    block = content[0] if isinstance(content, list) and content else None
-    return isinstance(block, dict) and block.get("isError") is True
 
 
 DefectColumns: Columns = (
