@@ -121,10 +121,12 @@ class SurfaceTimeline:
         state = SurfaceState()
         shadow, status = self._shadow, self._status
         work = 0
-        for index in range(n):
+        # In order through the sequence's own iterator: a lazily parsed store reads ahead in large
+        # windows there instead of one pread + cache entry per event (zip stops at `n` first).
+        for index, event in zip(range(n), events):
             seq = base_seq + index
             try:
-                plan = plan_event(state, events[index], seq, version=version, events=events,
+                plan = plan_event(state, event, seq, version=version, events=events,
                                   base_seq=base_seq)
             except FoldError as err:
                 errors.append(err)
