@@ -50,20 +50,8 @@ def load(path: str | os.PathLike, *, strict: bool = False) -> Session:
     Data problems never raise: they are `Session.defects` (and `defects_df()`). `strict=True`
     raises `LogCorrupt` when the reference would reject the log. An unreadable path raises
     `LogUnreadable`; a refused format version loads as an empty session with a defect."""
-    return Session(_load_log(os.fspath(path), strict=strict))
-
-
-def _load_log(path: str, *, strict: bool) -> Log:
-    """`workbench.core.load.load_log` (validation included); the io reader while core.load is
-    not installed (then `strict` is not available)."""
-    try:
-        from workbench.core.load import load_log
-    except ModuleNotFoundError as exc:
-        if exc.name != "workbench.core.load":
-            raise
-        from workbench.io.read import read_log
-        return read_log(path)
-    return load_log(path, strict=strict)
+    from workbench.core.load import load_log
+    return Session(load_log(os.fspath(path), strict=strict))
 
 
 class SurfaceArrays:
@@ -71,9 +59,9 @@ class SurfaceArrays:
 
     `node`: the event joined the surface (append or replacement); `shadowed_by`: the replacing
     seq (-1: never hidden); `replaced`: the event is an applied replacement; `rejected`: the
-    fold refused the event; `size`: surface node count
-    after the event; `generation`: replacements applied so far; `totals(prices)`: the surface
-    total of any per-seq price array after every event (one vectorised pass)."""
+    fold refused the event; `size`: surface node count after the event; `generation`:
+    replacements applied so far; `totals(prices)`: the surface total of any per-seq price array
+    after every event (one vectorised pass)."""
 
     def __init__(self, timeline: SurfaceTimeline, n: int) -> None:
         node = np.zeros(n, dtype=bool)
@@ -315,7 +303,7 @@ class Session:
     def to_parquet(self, directory: str | os.PathLike, names: Sequence[str] | None = None
                    ) -> list[str]:
         """Write frames as ``<directory>/<name>.parquet``; returns the paths written."""
-        from workbench.frames.many import write_parquet
+        from workbench.frames.parquet import write_parquet
         return write_parquet(self.frames(names), directory)
 
     @staticmethod

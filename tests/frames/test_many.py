@@ -10,7 +10,8 @@ from frame_scripts import script
 
 from workbench.build import LogBuilder
 from workbench.errors import LogUnreadable
-from workbench.frames.many import load_sessions, read_parquet, session_keys
+from workbench.frames.many import load_sessions, session_keys
+from workbench.frames.parquet import read_parquet
 from workbench.frames.schema import FRAME_NAMES
 from workbench.session import load
 

@@ -12,7 +12,7 @@ from frame_scripts import empty_session, script, session_of
 import workbench
 from workbench.build import LogBuilder
 from workbench.cli.main import main
-from workbench.frames.many import read_parquet
+from workbench.frames.parquet import read_parquet
 from workbench.frames.schema import FRAME_NAMES
 
 

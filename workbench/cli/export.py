@@ -76,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
                 return _fail(args.path, f"refused: {reason}")
             frames = session.frames(names)
             frames.setdefault("defects", session.defects_df())
-            from workbench.frames.many import write_parquet
+            from workbench.frames.parquet import write_parquet
             written = write_parquet(frames, args.output)
             defects = len(session.defects)
             sessions = 1

@@ -20,7 +20,8 @@ turns           one row per turn: span, end reason, counts, usage
 defects         one row per loader defect
 =============== ===============================================================================
 
-Modules: `columns` (Column groups, dtypes, conversion), `scan` (the one pass over events),
-`preview`, `meters`, one module per frame family (`events`, `surface`, `timeline`,
-`compactions`, `calls`, `turns`), `schema` (the registry), `many` (load_sessions, Parquet, Dask).
+Modules: `columns` (Column groups, dtypes, conversion), `scan` (the one pass over events) with
+`facts` and `preview` (what it reads of each payload), `meters`, one module per frame family
+(`events`, `surface`, `timeline`, `compactions`, `calls`, `turns`), `schema` (the registry),
+`many` (load_sessions, Dask) and `parquet` (export with dtypes that round-trip).
 """

@@ -17,7 +17,10 @@ bug, a pathological input) gets a ``defects`` row with rule ``load-error`` / ``f
 a ``sessions`` row whose ``error`` column says why.
 
 Engines: ``pandas`` (default) runs sessions in parallel across cores in worker processes with a
-tqdm progress bar (``workers=1``: in this process); ``dask`` returns Dask DataFrames with one
+tqdm progress bar (``workers=1``: in this process). Workers are *spawned* (never forked: the
+parent holds Arrow thread pools), so a script that calls `load_sessions` at import time must
+guard it with ``if __name__ == "__main__":``, as any multiprocessing program; notebooks need
+nothing. ``dask`` returns Dask DataFrames with one
 partition per session, built lazily by the same per-session function (any Dask scheduler;
 tested with the local synchronous and threaded ones). Dask's categorical columns have unknown
 categories (they differ per session); use ``.cat.as_known()`` when needed.
@@ -35,50 +38,15 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from workbench.frames.columns import TIME, Column, Columns, empty, frame, safe_text
-from workbench.frames.schema import FRAME_NAMES, SCHEMAS
+from workbench.frames.columns import empty, frame, safe_text
+from workbench.frames.parquet import write_frame, write_parquet
+from workbench.frames.schema import FRAME_NAMES, SCHEMAS, SessionColumns
 from workbench.frames.turns import DefectColumns
 
 Engine = Literal["pandas", "dask"]
 
 DEFAULT_FRAMES: tuple[str, ...] = tuple(n for n in FRAME_NAMES if n != "defects")
 """Frames `load_sessions` builds unless told otherwise (``defects`` and ``sessions`` always)."""
-
-VERDICT = pd.CategoricalDtype(["clean", "repairable", "corrupt", "refused", "unreadable"])
-"""Loader verdict of a session; ``unreadable`` when it could not be loaded at all."""
-
-
-def _r(name: str):
-    return lambda rows: rows[name]
-
-
-def _col(name: str, dtype: Any, doc: str) -> Column:
-    return Column(name, dtype, _r(name), doc)
-
-
-SessionColumns: Columns = (
-    _col("session_id", "string", "header session id"),
-    _col("path", "string", "the log file"),
-    _col("parent_session", "string", "header parentSession (forks, subagents)"),
-    _col("format_version", "Int64", "format the semantics follow (0 or 4)"),
-    _col("verdict", VERDICT, "clean / repairable / corrupt / refused / unreadable"),
-    _col("events", "Int64", "events read"),
-    _col("turns", "Int64", "turn/start events"),
-    _col("compactions", "Int64", "compaction attempts"),
-    _col("compactions_completed", "Int64", "attempts with status completed"),
-    _col("compactions_failed", "Int64", "attempts with status failed"),
-    _col("compactions_open", "Int64", "attempts never closed (interrupted or stale)"),
-    _col("prunes", "Int64", "tool-result prunes"),
-    _col("surface_nodes", "Int64", "nodes of the final surface"),
-    _col("surface_tokens", "Int64", "heuristic tokens of the final surface"),
-    _col("defects", "Int64", "defects found by the loader"),
-    _col("first_time", TIME, "time of the first event"),
-    _col("last_time", TIME, "time of the last event"),
-    _col("seconds", "Float64", "wall time to load and build this session's frames"),
-    _col("error", "string", "why the session could not be loaded or framed (NA: fine)"),
-)
-"""One session (the ``sessions`` frame, beside the ``session`` key)."""
-
 
 @dataclass(slots=True)
 class SessionResult:
@@ -241,7 +209,7 @@ class SessionFrames:
             for name, df in self.frames.items():
                 target = Path(directory) / f"{name}.parquet"
                 target.mkdir(parents=True, exist_ok=True)
-                tasks.extend(dask.delayed(_write_part)(part, target / f"part.{i}.parquet")
+                tasks.extend(dask.delayed(write_frame)(part, target / f"part.{i}.parquet")
                              for i, part in enumerate(df.to_delayed()))
                 out.append(str(target))
             dask.compute(*tasks)
@@ -252,73 +220,6 @@ class SessionFrames:
         sizes = ", ".join(f"{k}={len(v):,}" if self.engine == "pandas" else k
                           for k, v in self.frames.items())
         return f"SessionFrames({self.engine}: {sizes})"
-
-
-def to_arrow(df: pd.DataFrame) -> Any:
-    """`df` as an Arrow table whose pandas metadata every pandas can read back.
-
-    pandas records an Arrow list column's dtype as ``list<item: int64>[pyarrow]``, a string it
-    cannot parse when reading (``pd.read_parquet`` fails); the metadata is rewritten to a plain
-    ``object`` so any reader gets the lists, and `read_parquet` restores the declared dtype."""
-    import json
-
-    import pyarrow as pa
-    table = pa.Table.from_pandas(df, preserve_index=False)
-    raw = table.schema.metadata or {}
-    meta = json.loads(raw.get(b"pandas", b"{}"))
-    changed = False
-    for column in meta.get("columns", ()):
-        if str(column.get("numpy_type", "")).endswith("[pyarrow]"):
-            column["numpy_type"] = "object"
-            changed = True
-    if changed:
-        table = table.replace_schema_metadata({**raw, b"pandas": json.dumps(meta).encode()})
-    return table
-
-
-def write_parquet(frames: Mapping[str, pd.DataFrame], directory: str | os.PathLike) -> list[str]:
-    """Write each frame as ``<directory>/<name>.parquet`` (pyarrow; see `read_parquet`)."""
-    import pyarrow.parquet as pq
-    target = Path(directory)
-    target.mkdir(parents=True, exist_ok=True)
-    written = []
-    for name, df in frames.items():
-        path = target / f"{name}.parquet"
-        pq.write_table(to_arrow(df), path)
-        written.append(str(path))
-    return written
-
-
-def read_parquet(path: str | os.PathLike, name: str | None = None) -> pd.DataFrame:
-    """Read a frame written by `write_parquet` (a file, or a directory of Dask parts) back
-    with its declared dtypes: Arrow list columns, and the fixed categories of the frame `name`
-    (default: the file name, e.g. ``events.parquet``) even when it has no rows."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    def mapper(arrow_type: Any) -> Any:
-        return pd.ArrowDtype(arrow_type) if pa.types.is_list(arrow_type) else None
-
-    df = pq.read_table(path).to_pandas(types_mapper=mapper)
-    name = name or Path(path).name.removesuffix(".parquet")
-    columns = SCHEMAS.get(name) or (SessionColumns if name == "sessions" else ())
-    fixes = {}
-    for column in columns:
-        declared = column.dtype
-        if isinstance(declared, pd.CategoricalDtype) and column.name in df:
-            got = df[column.name].dtype
-            have = list(got.categories) if isinstance(got, pd.CategoricalDtype) else []
-            cats = list(declared.categories)
-            cats += [c for c in have if c not in set(cats)]
-            if have != cats:
-                fixes[column.name] = pd.CategoricalDtype(cats, ordered=declared.ordered)
-    return df.astype(fixes) if fixes else df
-
-
-def _write_part(df: pd.DataFrame, path: Path) -> str:
-    import pyarrow.parquet as pq
-    pq.write_table(to_arrow(df), path)
-    return str(path)
 
 
 # -- load_sessions ---------------------------------------------------------------------------------

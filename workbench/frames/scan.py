@@ -32,25 +32,10 @@ import pyarrow as pa
 from workbench.core.events import surface_types
 from workbench.core.tokens.heuristic import node_price
 from workbench.frames.columns import TextBuilder
-from workbench.frames.preview import clip, event_preview
+from workbench.frames.facts import INT_LIMIT, as_int, stream_start, tool_fact
+from workbench.frames.preview import event_preview
 
 _NONE = -(2**63)
-
-
-_LIMIT = 2**62
-"""Integers kept in int64 arrays; anything larger (never a real seq, time or turn) is missing."""
-
-
-def as_int(value: Any) -> int | None:
-    """A JS-number integer as a Python int (``3.0`` → 3); None for anything else, and for
-    integers too large for the int64 columns."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value if -_LIMIT < value < _LIMIT else None
-    if isinstance(value, float) and value.is_integer() and abs(value) < _LIMIT:
-        return int(value)
-    return None
 
 
 def seq_list(value: Any) -> list[int] | None:
@@ -123,70 +108,6 @@ def _masked(raw: array) -> MaskedInts:
     values = np.frombuffer(raw, dtype=np.int64) if len(raw) else np.zeros(0, np.int64)
     mask = values == _NONE
     return MaskedInts(np.where(mask, 0, values), mask)
-
-
-def result_fields(message: Any, version: int) -> tuple[str | None, bool | None]:
-    """(call id, model-facing isError) of a tool-result message (v4: a tool-role message,
-    v4 §3.8; v0: the one wrapped `tool-result` block, v0 §3.8)."""
-    if type(message) is not dict:
-        return None, None
-    if version >= 4:
-        cid, err = message.get("toolCallId"), message.get("isError")
-    else:
-        content = message.get("content")
-        block = content[0] if type(content) is list and content else None
-        block = block if type(block) is dict else {}
-        cid, err = block.get("toolCallId"), block.get("isError")
-    if type(cid) is not str:
-        source = message.get("source")
-        cid = source.get("callId") if type(source) is dict else None
-    return (cid if type(cid) is str else None), (err if type(err) is bool else None)
-
-
-def _s(value: Any) -> str | None:
-    return value if type(value) is str else None
-
-
-def tool_fact(event: Mapping[str, Any], etype: str, version: int) -> tuple | None:
-    """What tool-call pairing needs of one event, or None:
-    ``("advertised", [(id, name, arguments preview), ...])`` for an assistant message with
-    tool-call blocks, ``("started", id, name, arguments preview)`` for `tool/call`,
-    ``("answered", id, isError, error name, error code)`` for an appended `tool/result`."""
-    data = event.get("data")
-    if type(data) is not dict:
-        return None
-    if etype == "assistant/message":
-        message = data.get("message")
-        content = message.get("content") if type(message) is dict else None
-        calls = [(_s(b.get("id")), _s(b.get("name")), _clip_or_none(b.get("arguments")))
-                 for b in (content if type(content) is list else ())
-                 if type(b) is dict and b.get("type") == "tool-call"]
-        return ("advertised", calls) if calls else None
-    if etype == "tool/call":
-        return ("started", _s(data.get("callId")), _s(data.get("name")),
-                _clip_or_none(data.get("arguments")))
-    if etype == "tool/result" and event.get("surfaceOp") == "append":
-        cid, is_error = result_fields(data.get("message"), version)
-        error = data.get("error")
-        name = code = None
-        if type(error) is dict:
-            name, code = _s(error.get("name")), _s(error.get("code"))
-        return ("answered", cid, is_error, name, code)
-    return None
-
-
-def _clip_or_none(value: Any) -> str | None:
-    return clip(value) if type(value) is str else None
-
-
-def stream_start(event: Mapping[str, Any]) -> int | None:
-    """Time of the first record of a v4 assistant stream (v4 §2.1), if any."""
-    data = event.get("data")
-    stream = data.get("stream") if type(data) is dict else None
-    if type(stream) is list and stream and type(stream[0]) is dict:
-        first = stream[0]
-        return as_int(first.get("time", first.get("time0")))
-    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -314,7 +235,7 @@ class EventScanner:
             code = type_codes.get(etype)
             type_(type_code(etype) if code is None else code)
             t = event.get("time") if has_times else None
-            time_(t if type(t) is int and -_LIMIT < t < _LIMIT else _int_or_none(t))
+            time_(t if type(t) is int and -INT_LIMIT < t < INT_LIMIT else _int_or_none(t))
             if etype == "turn/start":
                 v = as_int(_data(event).get("turn"))
                 state[0] = _NONE if v is None else v

@@ -1,0 +1,82 @@
+"""Frames as Parquet files whose dtypes survive the round trip. Layer: frames (pandas,
+pyarrow).
+
+`write_parquet(frames, directory)` writes ``<directory>/<name>.parquet`` per frame and
+`read_parquet(path)` reads one back with its declared dtypes. Two gaps between pandas and Arrow
+are closed here: pandas records an Arrow list column's dtype as ``list<item: int64>[pyarrow]``,
+a string it cannot parse when reading (the metadata says ``object`` instead, and `read_parquet`
+maps Arrow lists back to ``pd.ArrowDtype``); and an empty categorical column loses its
+categories (`read_parquet` restores the fixed categories of the frame's schema).
+"""
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from workbench.frames.schema import SCHEMAS, SessionColumns
+
+
+def to_arrow(df: pd.DataFrame) -> Any:
+    """`df` as an Arrow table whose pandas metadata every pandas can read back.
+
+    pandas records an Arrow list column's dtype as ``list<item: int64>[pyarrow]``, a string it
+    cannot parse when reading (``pd.read_parquet`` fails); the metadata is rewritten to a plain
+    ``object`` so any reader gets the lists, and `read_parquet` restores the declared dtype."""
+    table = pa.Table.from_pandas(df, preserve_index=False)
+    raw = table.schema.metadata or {}
+    meta = json.loads(raw.get(b"pandas", b"{}"))
+    changed = False
+    for column in meta.get("columns", ()):
+        if str(column.get("numpy_type", "")).endswith("[pyarrow]"):
+            column["numpy_type"] = "object"
+            changed = True
+    if changed:
+        table = table.replace_schema_metadata({**raw, b"pandas": json.dumps(meta).encode()})
+    return table
+
+
+def write_parquet(frames: Mapping[str, pd.DataFrame], directory: str | os.PathLike) -> list[str]:
+    """Write each frame as ``<directory>/<name>.parquet`` (pyarrow; see `read_parquet`)."""
+    target = Path(directory)
+    target.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, df in frames.items():
+        path = target / f"{name}.parquet"
+        written.append(write_frame(df, path))
+    return written
+
+
+def read_parquet(path: str | os.PathLike, name: str | None = None) -> pd.DataFrame:
+    """Read a frame written by `write_parquet` (a file, or a directory of Dask parts) back
+    with its declared dtypes: Arrow list columns, and the fixed categories of the frame `name`
+    (default: the file name, e.g. ``events.parquet``) even when it has no rows."""
+    def mapper(arrow_type: Any) -> Any:
+        return pd.ArrowDtype(arrow_type) if pa.types.is_list(arrow_type) else None
+
+    df = pq.read_table(path).to_pandas(types_mapper=mapper)
+    name = name or Path(path).name.removesuffix(".parquet")
+    columns = SCHEMAS.get(name) or (SessionColumns if name == "sessions" else ())
+    fixes = {}
+    for column in columns:
+        declared = column.dtype
+        if isinstance(declared, pd.CategoricalDtype) and column.name in df:
+            got = df[column.name].dtype
+            have = list(got.categories) if isinstance(got, pd.CategoricalDtype) else []
+            cats = list(declared.categories)
+            cats += [c for c in have if c not in set(cats)]
+            if have != cats:
+                fixes[column.name] = pd.CategoricalDtype(cats, ordered=declared.ordered)
+    return df.astype(fixes) if fixes else df
+
+
+def write_frame(df: pd.DataFrame, path: str | os.PathLike) -> str:
+    """Write one frame (or one Dask partition) to `path`; returns the path."""
+    pq.write_table(to_arrow(df), path)
+    return str(path)
