@@ -157,6 +157,9 @@ def test_tee_scan_does_not_depend_on_the_access_pattern(built) -> None:
     assert teed.preview == direct.preview
     assert teed.turn.values.tolist() == direct.turn.values.tolist()
     assert session.scan.price.tolist() == direct.price.tolist()
+    again = TeeEvents(b.events, EventScanner(len(b.events), version=b.version))
+    assert list(again) == list(b.events)  # plain iteration ends cleanly, scanning on the way
+    assert again.drain().price.tolist() == direct.price.tolist()
 
 
 def test_hostile_numbers_become_missing_values() -> None:

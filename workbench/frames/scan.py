@@ -341,11 +341,16 @@ class TeeEvents(Sequence):
 
     def __getitem__(self, index: Any) -> Any:
         scanner = self._scanner
-        if scanner is not None and index == scanner.count and self._iter is not None:
+        if (scanner is not None and self._iter is not None and index == scanner.count
+                and index < len(self._events)):
             event = next(self._iter)
             scanner.feed(event)
             return event
         return self._events[index]
+
+    def __iter__(self) -> Iterator[Mapping[str, Any]]:
+        for index in range(len(self._events)):
+            yield self[index]
 
     def drain(self) -> EventScan:
         """Scan the events not seen yet, stop feeding, and return the scan."""
