@@ -102,3 +102,26 @@ def test_real_corpus_root(shared_dir: Path, capsys) -> None:
     assert len(objs) == 11 and code in (0, 1)
     large = next(o for o in objs if o["path"].endswith("dev-large-multistep__session.v4.jsonl"))
     assert large["events"] == 5263 and large["defects"] == []
+
+
+@needs_loader
+def test_not_a_log_exits_two_without_claiming_a_version(tmp_path: Path, capsys) -> None:
+    path = tmp_path / "notes.jsonl"
+    path.write_text("# not a session log\n", encoding="utf-8")
+    assert main(["info", "--json", str(path)]) == 2
+    out = json.loads(capsys.readouterr().out)
+    assert out["format_version"] is None and out["readable"] is False
+    assert out["defects"][0]["rule"] == "header_not_json"
+
+
+@needs_loader
+def test_open_turn_reports_repair_closers(tmp_path: Path, capsys) -> None:
+    b = LogBuilder(version=4, session_id="session-open")
+    b.turn_start()
+    b.step_start()
+    b.system("sys")
+    b.user("hello")
+    path = b.write(tmp_path / "session.v4.jsonl")
+    assert main(["info", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "crash repair would append 2 closer event(s)" in out

@@ -70,9 +70,10 @@ def summarise(log: Any, path: Path) -> dict:
     counts = _type_counts(log.events)
     header = log.header if isinstance(log.header, dict) else {}
     parent = header.get("parentSession")
+    readable = log.header is not None
     return {
         "path": str(path),
-        "format_version": log.format_version,
+        "format_version": log.format_version if readable else None,
         "session_id": log.session_id,
         "parent_session": parent if isinstance(parent, str) else None,
         "events": len(log.events),
@@ -84,11 +85,13 @@ def summarise(log: Any, path: Path) -> dict:
         "steps": counts.get("step/start", 0),
         "compaction_events": sum(v for k, v in counts.items()
                                  if isinstance(k, str) and k.startswith("compaction/")),
+        "repair_closers": len(log.closers),
+        "readable": readable,
     }
 
 
 def _exit_code(summary: dict) -> int:
-    if summary["verdict"] == "refused":
+    if summary["verdict"] == "refused" or not summary["readable"]:
         return EXIT_UNUSABLE
     if summary["verdict"] != "clean" or summary["defects"]:
         return EXIT_FINDINGS
@@ -102,6 +105,8 @@ def _print_text(s: dict) -> None:
           f", parent {clean(s['parent_session'] or '-')}")
     print(f"  {s['events']} events, {s['turns']} turns, {s['steps']} steps, "
           f"{s['compaction_events']} compaction events; verdict {s['verdict']}")
+    if s["repair_closers"]:
+        print(f"  open turn: crash repair would append {s['repair_closers']} closer event(s)")
     if s["event_types"]:
         kinds = ", ".join(f"{clean(k)} {v}" for k, v in s["event_types"].items())
         print(f"  types: {kinds}")
@@ -150,7 +155,8 @@ def info_one(path: Path, as_json: bool) -> int:
     else:
         _print_text(summary)
     if code == EXIT_UNUSABLE:
-        _fail(path, f"refused: {summary['defects'][0]['message'] if summary['defects'] else ''}")
+        reason = "refused" if summary["verdict"] == "refused" else "unreadable, no session header"
+        _fail(path, f"{reason}: {summary['defects'][0]['message'] if summary['defects'] else ''}")
     elif code == EXIT_FINDINGS:
         first = summary["defects"][0] if summary["defects"] else {"rule": summary["verdict"],
                                                                   "message": ""}
@@ -171,6 +177,8 @@ def run(args: argparse.Namespace) -> int:
     for ref in refs:
         try:
             code = info_one(ref.path, args.json)
+        except BrokenPipeError:
+            raise
         except MemoryError:
             _fail(ref.path, "out of memory while reading the log")
             code = EXIT_UNUSABLE
