@@ -5,13 +5,19 @@ For each log (default: the four files `bench/make_large_log.py` writes into `ben
 one run, each measurement in a fresh subprocess (so peak RSS is that measurement's own):
 
 * ``load``    — `workbench.core.load.load_log(path)` (bytes → validated events);
-* ``orjson``  — the bare baseline: read the file, decompress it when it is zstd (all frames),
-  split lines and `orjson.loads` each one; its time is also split into I/O + decompression and
-  the `orjson.loads` loop alone;
-* ``orjson-nogc`` — the same with the cyclic GC disabled during the loop (a loader that builds
-  millions of containers should do this: with GC on, most of the loop is collector passes), a
-  stricter baseline reported next to the specified one;
+* ``orjson-kept`` — the specified bare baseline: read the file, decompress it when it is zstd
+  (all frames), split lines and `orjson.loads` each one, keeping every value in a list, cyclic GC
+  on (the interpreter default); its time is also split into I/O + decompression and the
+  `orjson.loads` loop alone;
+* ``orjson-kept-nogc`` — the same with the cyclic GC disabled during the loop (a loader that
+  builds millions of containers should do this: with GC on, most of the loop is collector
+  passes), a stricter baseline reported next to the specified one;
+* ``orjson-discard`` — the floor: the same read, split and `orjson.loads` of every line, each
+  value dropped at once (parse and discard: no container outlives its line, so neither memory
+  growth nor the collector costs anything);
 * ``pandas``  — `pandas.read_json(..., lines=True)` over the same decompressed lines.
+
+The kinds were once called ``orjson`` and ``orjson-nogc``; ``--only`` still accepts those names.
 
 Peak RSS is the measuring process's own high-water mark, ``VmHWM`` of ``/proc/self/status``:
 on Linux `resource.getrusage(RUSAGE_SELF).ru_maxrss` also counts the parent's high-water mark
@@ -42,6 +48,16 @@ DEFAULT_FILES = [OUT / n for n in ("large-v4.jsonl", "large-v4.jsonl.zstd",
 TARGET_LOAD_VS_ORJSON = 2.0
 TARGET_PANDAS_VS_LOAD = 3.0
 TARGET_RSS_MIB = 1024
+ORJSON_KINDS = ("orjson-kept", "orjson-kept-nogc", "orjson-discard")
+KINDS = ("load",) + ORJSON_KINDS + ("pandas",)
+ALIASES = {"orjson": "orjson-kept", "orjson-nogc": "orjson-kept-nogc"}
+LABELS = {
+    "load": "workbench load_log (validated events, lazy store)",
+    "orjson-kept": "orjson loop, values kept, GC on (specified baseline)",
+    "orjson-kept-nogc": "orjson loop, values kept, GC off",
+    "orjson-discard": "orjson loop, parse and discard (floor)",
+    "pandas": "pandas.read_json(lines=True)",
+}
 
 
 def _plaintext(path: Path) -> bytes:
@@ -72,11 +88,11 @@ def _measure(kind: str, path: Path) -> dict:
         result["events"] = len(log.events)
         result["defects"] = len(log.defects)
         result["verdict"] = getattr(log, "verdict", None)
-    elif kind in ("orjson", "orjson-nogc"):
+    elif kind in ORJSON_KINDS:
         import gc
 
         import orjson
-        if kind == "orjson-nogc":
+        if kind == "orjson-kept-nogc":
             gc.disable()
         t0 = time.perf_counter()
         text = _plaintext(path)
@@ -85,10 +101,16 @@ def _measure(kind: str, path: Path) -> dict:
             lines.pop()
         t1 = time.perf_counter()
         loads = orjson.loads
-        values = [loads(line) for line in lines]
+        if kind == "orjson-discard":
+            for line in lines:
+                loads(line)
+            count = len(lines)
+        else:
+            values = [loads(line) for line in lines]
+            count = len(values)
         t2 = time.perf_counter()
         result.update(seconds=t2 - t0, io_seconds=t1 - t0, loads_seconds=t2 - t1,
-                      events=len(values) - 1)
+                      events=count - 1)
     elif kind == "pandas":
         import pandas
         t0 = time.perf_counter()
@@ -142,13 +164,13 @@ def _profile(path: Path, top: int) -> None:
 
 def _fmt(r: dict) -> str:
     if "error" in r:
-        return f"{r['kind']:11s} ERROR: {r['error']}"
+        return f"{r['kind']:16s} ERROR: {r['error']}"
     extra = ""
-    if r["kind"].startswith("orjson"):
+    if r["kind"] in ORJSON_KINDS:
         extra = f" (io+decompress {r['io_seconds']:.2f} s, loads {r['loads_seconds']:.2f} s)"
     if r["kind"] == "load":
         extra = f" ({r['defects']} defects, {r['verdict']}; {r['loader']})"
-    return (f"{r['kind']:11s} {r['cpu_seconds']:7.2f} s CPU {r['seconds']:7.2f} s wall  "
+    return (f"{r['kind']:16s} {r['cpu_seconds']:7.2f} s CPU {r['seconds']:7.2f} s wall  "
             f"peak RSS {r['maxrss_mib']:8.0f} MiB  "
             f"{r['events']:>9} records{extra}")
 
@@ -164,13 +186,13 @@ def bench_file(path: Path, kinds: list[str], repeat: int = 1) -> dict:
         results[kind] = _run(kind, path, repeat if kind != "pandas" else 1)
         print("  " + _fmt(results[kind]), flush=True)
     load, pandas = results.get("load", {}), results.get("pandas", {})
-    for name in ("orjson", "orjson-nogc"):
+    for name in ORJSON_KINDS:
         base = results.get(name, {})
         if "seconds" in load and "seconds" in base:
             ratio = load["cpu_seconds"] / base["cpu_seconds"]
             wall = load["seconds"] / base["seconds"]
             ok = "PASS" if ratio <= TARGET_LOAD_VS_ORJSON else "FAIL"
-            print(f"  load / {name} = {ratio:.2f}x CPU, {wall:.2f}x wall "
+            print(f"  load / {name:16s} = {ratio:5.2f}x CPU, {wall:5.2f}x wall "
                   f"(target <= {TARGET_LOAD_VS_ORJSON}x) {ok}")
     if "seconds" in load and "seconds" in pandas:
         ratio = pandas["cpu_seconds"] / load["cpu_seconds"]
@@ -188,8 +210,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("files", nargs="*", type=Path)
     parser.add_argument("--measure", nargs=2, metavar=("KIND", "FILE"), help=argparse.SUPPRESS)
-    parser.add_argument("--only", default="load,orjson,orjson-nogc,pandas",
-                        help="comma-separated measurements (load, orjson, orjson-nogc, pandas)")
+    parser.add_argument("--only", default=",".join(KINDS),
+                        help=f"comma-separated measurements ({', '.join(KINDS)})")
     parser.add_argument("--profile", action="store_true", help="cProfile the loader as well")
     parser.add_argument("--top", type=int, default=25)
     parser.add_argument("--repeat", type=int, default=1,
@@ -202,7 +224,13 @@ def main(argv: list[str] | None = None) -> int:
     if not files:
         print("no logs: run `python bench/make_large_log.py` first", file=sys.stderr)
         return 2
-    kinds = args.only.split(",")
+    kinds = [ALIASES.get(k, k) for k in args.only.split(",")]
+    for kind in kinds:
+        if kind not in KINDS:
+            parser.error(f"unknown measurement {kind!r} (choose from {', '.join(KINDS)})")
+    print("measurements (CPU seconds in a fresh process each):")
+    for kind in kinds:
+        print(f"  {kind:16s} {LABELS[kind]}")
     for path in files:
         bench_file(path, kinds, args.repeat)
         if args.profile:
