@@ -13,7 +13,8 @@ Spec v0 §5 / v4 §5. Modules, one concept each:
 * `pruner` — `resolve_config`, `prune_content` (code points);
 * `invariant` — the v0 compaction invariant replayed over a log (v4: `core.relationships`);
 * `audit`, `checks`, `probe` — the acceptance table per compaction, lost facts, cache break;
-* `sparse` — type-only views of a large lazily parsed log for the passes above.
+* `sweep` — everything the audit reads from the events, planned and read in one in-order pass;
+* `sparse` — type-only views and in-order reads of a large lazily parsed log.
 """
 from workbench.core.compaction.audit import (
     AuditReport, CompactionAudit, PruneAudit, audit_events, audit_log)

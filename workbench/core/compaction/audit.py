@@ -30,6 +30,11 @@ Prune checks: `prune_replacement_adjacent`, `prune_price_matches`, `prune_target
 fold violation are reported beside the tables and make the audit fail as well. Replacements that
 belong to no compaction and no prune are listed as unpriced (v0 §5.10 step 5): a finding, not a
 failure, since the format does not forbid them.
+
+Cost: the audit plans what its checks read (`sweep.AuditPlan`: the hidden nodes, the surfaces
+around each checkpoint and around the two requests it compares) and reads those events once, in
+seq order (`sweep.AuditFacts`), so a 1.3M-event log costs one pass over the events besides the
+timeline, not a few hundred random reads per attempt.
 """
 from __future__ import annotations
 
@@ -40,10 +45,12 @@ from typing import Any
 
 from workbench.core.compaction.brackets import (
     CompactionRecord, Compactions, PruneRecord, compactions, replace_range)
-from workbench.core.compaction.checks import Check, compaction_checks, prune_checks
+from workbench.core.compaction.checks import (
+    Check, compaction_checks, first_errors, pairing_surface, prune_checks)
 from workbench.core.compaction.invariant import check_compaction_invariant
-from workbench.core.compaction.probe import CacheBreak, LostProbe, cache_break, lost_probe
-from workbench.core.compaction.sparse import sparse
+from workbench.core.compaction.probe import CacheBreak, LostProbe
+from workbench.core.compaction.sparse import read_in_order, seqs_of_type, sparse, type_reader
+from workbench.core.compaction.sweep import AuditFacts, AuditPlan
 from workbench.core.relationships import check_relationships
 from workbench.core.requests import Attempt, iter_attempts
 from workbench.core.timeline import SurfaceTimeline
@@ -193,16 +200,26 @@ def _protocol(events: Sequence[Mapping[str, Any]], version: int, meta: Mapping[s
               inherited_event_count: int, timeline: SurfaceTimeline
               ) -> tuple[ProtocolViolation, ...]:
     if version < 4:
-        replaced = set(timeline.replacement_by_seq)
-        view = sparse(events, lambda seq, kind: kind in _V0_INVARIANT_TYPES
-                      or (kind == "user/message" and seq in replaced))
-        failure = check_compaction_invariant(view)
+        failure = check_compaction_invariant(_invariant_events(events, timeline))
         if failure is None:
             return ()
         return (ProtocolViolation(failure.seq, "compaction-invariant", failure.message),)
     return tuple(ProtocolViolation(v.seq, v.name, v.message)
                  for v in check_relationships(meta, events,
                                               inherited_event_count=inherited_event_count))
+
+
+def _invariant_events(events: Sequence[Mapping[str, Any]], timeline: SurfaceTimeline
+                      ) -> Sequence[Mapping[str, Any]]:
+    """What the v0 invariant reads: on a lazily parsed log only the events it acts on (bracket
+    events, turn boundaries, end-seeds, replacing user messages; every other event leaves its
+    state alone), read in order; an in-memory log as it is."""
+    if not getattr(events, "lazy", False):
+        return events
+    type_of = type_reader(events)
+    seqs = set(seqs_of_type(events, _V0_INVARIANT_TYPES))
+    seqs.update(s for s in timeline.replacement_by_seq if type_of(s) == "user/message")
+    return [event for _, event in read_in_order(events, sorted(seqs))]
 
 
 def model_requests(events: Sequence[Mapping[str, Any]], *, version: int) -> list[Attempt]:
@@ -223,37 +240,88 @@ def model_requests(events: Sequence[Mapping[str, Any]], *, version: int) -> list
     return sorted(iter_attempts(view, version=version), key=lambda a: a.before)
 
 
+def _plan(found: Compactions, events: Sequence[Mapping[str, Any]], version: int
+          ) -> tuple[AuditPlan, list[tuple[int, ...] | None]]:
+    """What each attempt's checks and probes will read (`sweep.AuditPlan`), but the requests."""
+    timeline = found.timeline
+    plan = AuditPlan()
+    hidden_sets = []
+    for index, record in enumerate(found.records):
+        hidden = _hidden_set(record, timeline, events, version)
+        checked = record.status != "failed" or record.replacement_seq is not None
+        if checked and hidden:
+            plan.surface(hidden)
+            if record.replacement_seq is not None:
+                plan.surface(pairing_surface(record, timeline, hidden) or ())
+        if record.summary_seq is not None and hidden is not None:
+            plan.probe(index, hidden, record.summary_seq, record.summary)
+        hidden_sets.append(hidden)
+    return plan, hidden_sets
+
+
+def _around(found: Compactions, attempts: Sequence[Attempt]
+            ) -> list[tuple[Attempt | None, Attempt | None]]:
+    befores = [a.before for a in attempts]
+    return [_attempt_around(attempts, befores, record) for record in found.records]
+
+
+def _read_facts(found: Compactions, events: Sequence[Mapping[str, Any]], version: int,
+                attempts: Sequence[Attempt] | None
+                ) -> tuple[AuditFacts, list[tuple[int, ...] | None], list[Attempt]]:
+    """The facts the audit reads, from one in-order pass; the model attempts (sorted by the
+    seq their request was built before) when not given. A lazily parsed v0 log needs a whole
+    pass for its attempts (their chunks): it rides on the facts pass, which then reads every
+    node, as any request might be one of those compared."""
+    timeline = found.timeline
+    plan, hidden_sets = _plan(found, events, version)
+    if attempts is None and version < 4 and getattr(events, "lazy", False):
+        plan.request(timeline.appended_through(timeline.end_seq))
+        plan.request(r.seq for r in timeline.replacements)
+        facts = AuditFacts(events, timeline, plan, version=version)
+        found_attempts = sorted(iter_attempts(facts.stream(), version=version),
+                                key=lambda a: a.before)
+        return facts, hidden_sets, found_attempts
+    if attempts is None:
+        attempts = model_requests(events, version=version)
+    attempts = sorted(attempts, key=lambda a: a.before)
+    for record, (before, after) in zip(found.records, _around(found, attempts)):
+        if before is not None and after is not None and record.replacement_seq is not None:
+            plan.request(timeline.surface_at(before.before - 1))
+            plan.request(timeline.surface_at(after.before - 1))
+    return AuditFacts.read(events, timeline, plan, version=version), hidden_sets, attempts
+
+
 def audit_events(events: Sequence[Mapping[str, Any]], *, version: int,
                  meta: Mapping[str, Any] | None = None, session_id: str | None = None,
                  inherited_event_count: int = 0, found: Compactions | None = None,
-                 protocol: Sequence[ProtocolViolation] | None = None) -> AuditReport:
+                 protocol: Sequence[ProtocolViolation] | None = None,
+                 attempts: Sequence[Attempt] | None = None) -> AuditReport:
     """Audit every compaction and prune of a seq-indexed log (module doc).
 
     Pass `found` (the `compactions()` of the same events) to reuse its timeline and price cache,
-    and `protocol` when the log-level violations are already known (the loader runs the v4
-    relationships while it scans); otherwise they are computed here."""
+    `protocol` when the log-level violations are already known (the loader runs the v4
+    relationships while it scans) and `attempts` when the model calls are (`requests.
+    iter_attempts`, any order); otherwise they are computed here. Everything the checks read
+    from the events is read once, in seq order (`sweep`)."""
     if found is None:
         found = compactions(events, version=version)
     timeline, price = found.timeline, found.price
-    attempts = model_requests(events, version=version)
-    befores = [a.before for a in attempts]
+    facts, hidden_sets, attempts = _read_facts(found, events, version, attempts)
+    rejected = first_errors(timeline)
     audits = []
-    for record in found.records:
-        hidden = _hidden_set(record, timeline, events, version)
+    rows = zip(found.records, hidden_sets, _around(found, attempts))
+    for index, (record, hidden, (before, after)) in enumerate(rows):
         computed = None if hidden is None else sum(price(s) for s in hidden)
         added = (record.replacement_tokens if record.replacement_seq is not None
                  else record.framed_summary_tokens)
-        before, after = _attempt_around(attempts, befores, record)
         checks = compaction_checks(record, events, timeline, price, version=version,
-                                   hidden=hidden, computed=computed, next_request=after)
-        probe = None
-        if record.summary_seq is not None and hidden is not None:
-            messages = [timeline.message_at(s, record.summary_seq) for s in hidden]
-            probe = lost_probe([m for m in messages if m is not None], record.summary)
-        cache = None
+                                   hidden=hidden, computed=computed, next_request=after,
+                                   facts=facts, rejected=rejected)
+        breaks = None
         if before is not None and after is not None and record.replacement_seq is not None:
-            cache = cache_break(events, timeline, before, after, version=version)
-        audits.append(CompactionAudit(record, checks, hidden, computed, added, probe, cache))
+            breaks = facts.cache_break(before, after)
+        audits.append(CompactionAudit(record, checks, hidden, computed, added,
+                                      facts.probes.get(index), breaks))
     prunes = tuple(PruneAudit(p, prune_checks(p)) for p in found.prunes)
     fold_error = timeline.errors[0] if timeline.errors else None
     priced = {r.replacement_seq for r in found.records} | {p.replacement_seq
@@ -275,10 +343,12 @@ def loader_protocol(log: Any) -> tuple[ProtocolViolation, ...] | None:
                  for d in log.defects if d.rule == "relationships")
 
 
-def audit_log(log: Any, *, found: Compactions | None = None) -> AuditReport:
+def audit_log(log: Any, *, found: Compactions | None = None,
+              attempts: Sequence[Attempt] | None = None) -> AuditReport:
     """Audit a `Log` from `workbench.core.load.load_log` (its relationship defects are reused;
-    for events from elsewhere use `audit_events`, which checks them itself)."""
+    for events from elsewhere use `audit_events`, which checks them itself). `found` and
+    `attempts` as in `audit_events`."""
     return audit_events(log.events, version=log.format_version or 0, meta=log.meta,
                         session_id=log.session_id,
                         inherited_event_count=getattr(log, "inherited_event_count", 0),
-                        found=found, protocol=loader_protocol(log))
+                        found=found, protocol=loader_protocol(log), attempts=attempts)

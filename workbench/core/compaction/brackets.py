@@ -26,7 +26,8 @@ framed price and the replacement's content can be checked without the summarizer
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence, Set
+from array import array
+from collections.abc import Callable, Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -344,10 +345,48 @@ def price_cache(events: Sequence[Mapping[str, Any]], *, version: int) -> Callabl
     return price
 
 
+class _PricedEvents(Sequence):
+    """`events` whose in-order iteration also records every event's node price: handed to the
+    timeline's fold, a lazily parsed log is parsed once for the fold and the prices (the records
+    price every span and checkpoint, which would otherwise be one random read per node)."""
+
+    def __init__(self, events: Sequence[Mapping[str, Any]], version: int) -> None:
+        self._events = events
+        self._version = version
+        self._prices = array("q")
+
+    def __len__(self) -> int:
+        return len(self._events)
+
+    def __getitem__(self, index: Any) -> Any:
+        return self._events[index]
+
+    def __iter__(self) -> Iterator[Mapping[str, Any]]:
+        prices, version = self._prices, self._version
+        del prices[:]
+        append = prices.append
+        for event in self._events:
+            append(node_price(event, version=version))
+            yield event
+
+    def price(self) -> Callable[[int], int]:
+        """Price by seq: recorded ones by index, any other (an unfinished pass) computed."""
+        prices, events, version = self._prices, self._events, self._version
+        fallback = price_cache(events, version=version)
+
+        def price(seq: int) -> int:
+            return prices[seq] if 0 <= seq < len(prices) else fallback(seq)
+        return price
+
+
 def compactions(events: Sequence[Mapping[str, Any]], *, version: int,
                 timeline: SurfaceTimeline | None = None,
                 price: Callable[[int], int] | None = None) -> Compactions:
     """Reconstruct every compaction attempt and prune of a seq-indexed log (module doc)."""
+    if timeline is None and price is None and getattr(events, "lazy", False):
+        priced = _PricedEvents(events, version)
+        timeline = SurfaceTimeline(priced, version=version)
+        price = priced.price()
     if timeline is None:
         timeline = SurfaceTimeline(events, version=version)
     if price is None:

@@ -14,6 +14,7 @@ from workbench.core.compaction.brackets import CompactionRecord
 from workbench.core.compaction.prunes import PruneRecord
 from workbench.core.compaction.pairing import ToolPairingError, cut_balanced
 from workbench.core.compaction.sparse import type_reader
+from workbench.core.compaction.sweep import AuditFacts
 from workbench.core.requests import Attempt
 from workbench.core.timeline import SurfaceTimeline
 from workbench.io.jsjson import deep_equal, js_str
@@ -71,9 +72,20 @@ def _inside_bracket(r: CompactionRecord) -> Check | None:
     return Check("inside_bracket", ok, shown if ok else f"out of order: {shown}")
 
 
+def first_errors(timeline: SurfaceTimeline) -> dict[Any, Any]:
+    """The first fold error at each seq."""
+    out: dict[Any, Any] = {}
+    for error in timeline.errors:
+        out.setdefault(error.seq, error)
+    return out
+
+
 def _cites_sources(r: CompactionRecord, timeline: SurfaceTimeline,
-                   hidden: tuple[int, ...] | None) -> Check:
-    rejected = next((e for e in timeline.errors if e.seq == r.replacement_seq), None)
+                   hidden: tuple[int, ...] | None, errors: Mapping[Any, Any] | None) -> Check:
+    if errors is None:
+        rejected = next((e for e in timeline.errors if e.seq == r.replacement_seq), None)
+    else:
+        rejected = errors.get(r.replacement_seq)
     sources = set(r.replacement_sources or ())
     wanted = [("start", r.start_seq), ("summary", r.summary_seq)]
     missing = [f"{n} {s}" for n, s in wanted if s is not None and s not in sources]
@@ -90,19 +102,30 @@ def _cites_sources(r: CompactionRecord, timeline: SurfaceTimeline,
                  f"{r.summary_seq} and all {len(hidden or ())} shadowed nodes")
 
 
-def _pairing_after(r: CompactionRecord, events: Sequence[Mapping[str, Any]],
-                   timeline: SurfaceTimeline, hidden: tuple[int, ...]) -> Check | None:
+def pairing_surface(r: CompactionRecord, timeline: SurfaceTimeline,
+                    hidden: tuple[int, ...]) -> list[int] | None:
+    """The surface right after the replacement (had the fold applied it, when it did not);
+    None when the hidden span is not on the surface before it."""
     seq = r.replacement_seq
     if r.replacement_landed:
-        surface = list(timeline.surface_at(seq))
-    else:   # what the surface would be had the fold applied it
-        surface = list(timeline.surface_at(seq - 1))
-        if hidden[0] not in surface:
-            return None
-        i = surface.index(hidden[0])
-        surface[i:i + len(hidden)] = [seq]
+        return list(timeline.surface_at(seq))
+    surface = list(timeline.surface_at(seq - 1))
+    if hidden[0] not in surface:
+        return None
+    i = surface.index(hidden[0])
+    surface[i:i + len(hidden)] = [seq]
+    return surface
+
+
+def _pairing_after(r: CompactionRecord, events: Sequence[Mapping[str, Any]],
+                   timeline: SurfaceTimeline, hidden: tuple[int, ...],
+                   facts: AuditFacts | None) -> Check | None:
+    seq = r.replacement_seq
+    surface = pairing_surface(r, timeline, hidden)
+    if surface is None:
+        return None
     try:
-        cuts = cut_balanced(surface, events)
+        cuts = cut_balanced(surface, events) if facts is None else facts.cut_balanced(surface)
     except ToolPairingError as exc:
         return Check("tool_pairing_after", False, f"after replacement {seq}: {exc.message}")
     at = surface.index(seq)
@@ -160,20 +183,27 @@ def _next_request(r: CompactionRecord, events: Sequence[Mapping[str, Any]],
 
 
 def _originals(r: CompactionRecord, events: Sequence[Mapping[str, Any]],
-               timeline: SurfaceTimeline, hidden: tuple[int, ...]) -> Check:
+               timeline: SurfaceTimeline, hidden: tuple[int, ...],
+               facts: AuditFacts | None) -> Check:
     """Hidden nodes are appended originals (in the transcript) or earlier replacements
     (checkpoints, pruned copies) whose own originals their own audit row covers; checking one
     level keeps the audit linear on logs with long chains of nested checkpoints."""
     problems = []
     nested = 0
+    count = len(events)
     for seq in hidden:
-        if not (0 <= seq < len(events)) or events[seq].get("seq") != seq:
+        if facts is None:
+            missing = not (0 <= seq < count) or events[seq].get("seq") != seq
+        else:
+            missing = not (0 <= seq < count) or seq in facts.misplaced
+        if missing:
             problems.append(f"{seq} is not in the log")
             continue
-        event = events[seq]
         if seq in timeline.replacement_by_seq:
             nested += 1
-        elif event.get("type") in _TRANSCRIPT_TYPES and event.get("surfaceOp") != "append":
+        elif (seq in facts.rewritten if facts is not None else (
+                events[seq].get("type") in _TRANSCRIPT_TYPES
+                and events[seq].get("surfaceOp") != "append")):
             problems.append(f"{seq} is not an append-origin transcript event")
     if problems:
         return Check("originals_preserved", False, "; ".join(problems[:5]))
@@ -185,13 +215,18 @@ def _originals(r: CompactionRecord, events: Sequence[Mapping[str, Any]],
 def compaction_checks(r: CompactionRecord, events: Sequence[Mapping[str, Any]],
                       timeline: SurfaceTimeline, price: Callable[[int], int], *, version: int,
                       hidden: tuple[int, ...] | None, computed: int | None,
-                      next_request: Attempt | None) -> tuple[Check, ...]:
-    """The applicable checks of one attempt (see `workbench.core.compaction.audit`)."""
+                      next_request: Attempt | None, facts: AuditFacts | None = None,
+                      rejected: Mapping[int, Any] | None = None) -> tuple[Check, ...]:
+    """The applicable checks of one attempt (see `workbench.core.compaction.audit`).
+
+    `facts` (`sweep.AuditFacts` of a plan covering this attempt) replaces the event reads of
+    the pairing and originals checks; `rejected` maps seqs to the timeline's first fold error
+    there (default: searched)."""
     checks: list[Check | None] = [_bracket_closed(r, events), _inside_bracket(r)]
     if r.status == "failed" and r.replacement_seq is None:
         return tuple(c for c in checks if c is not None)
     if r.replacement_seq is not None:
-        checks.append(_cites_sources(r, timeline, hidden))
+        checks.append(_cites_sources(r, timeline, hidden, rejected))
     if r.summary_seq is not None and hidden is not None:
         logged = r.logged_shadowed_seqs
         same = logged is not None and deep_equal(list(logged), list(hidden))
@@ -210,11 +245,11 @@ def compaction_checks(r: CompactionRecord, events: Sequence[Mapping[str, Any]],
         checks.append(Check("checkpoint_smaller", smaller, f"{what} prices {added} tokens "
                             f"{'<' if smaller else '>='} {computed} hidden"))
     if r.replacement_seq is not None and hidden:
-        checks.append(_pairing_after(r, events, timeline, hidden))
+        checks.append(_pairing_after(r, events, timeline, hidden, facts))
         checks.append(_newest_result(r, events, timeline, hidden))
         checks.append(_next_request(r, events, timeline, next_request))
     if hidden:
-        checks.append(_originals(r, events, timeline, hidden))
+        checks.append(_originals(r, events, timeline, hidden, facts))
     return tuple(c for c in checks if c is not None)
 
 

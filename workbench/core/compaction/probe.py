@@ -42,9 +42,35 @@ _PATTERNS: tuple[tuple[str, str], ...] = (
     ("numbers", r"(?<![\w.])\d{2,}+(?:\.\d+)?(?!\w)"),
 )
 """Fact patterns in precedence order (possessive quantifiers: no backtracking inside a word)."""
-_FACTS = re.compile("|".join(f"(?P<g{i}>{p})" for i, (_, p) in enumerate(_PATTERNS)))
+_FAST_PATTERNS: tuple[str, ...] = (
+    _PATTERNS[0][1],
+    _PATTERNS[1][1],
+    rf"[\w-](?<=\b[\w-])[\w-]*+\.(?:{_EXTENSIONS})\b",
+    r"[A-Z](?<=\b[A-Z])\w*+(?:(?<=Error)|(?<=Exception))\b",
+    r"[A-Z](?<=\b[A-Z])[A-Z0-9]++(?:_[A-Z0-9]++)++\b",
+    r"e(?<=\be)xit code:? \d+",
+    _PATTERNS[6][1],
+    r"(?:[a-z](?<=\b[a-z])[a-z0-9]*+(?:[A-Z][a-z0-9]*+)++"
+    r"|[A-Z](?<=\b[A-Z])[a-z0-9]++(?:[A-Z][a-z0-9]*+)++"
+    r"|[A-Za-z](?<=\b[A-Za-z])[A-Za-z0-9]*+(?:_[A-Za-z0-9]++)++)\b",
+    r"\d(?<![\w.]\d)\d++(?:\.\d+)?(?!\w)",
+)
+r"""`_PATTERNS` rewritten for speed, same matches (tested against the plain alternation): each
+alternative opens with the character class it consumes first (its leading `\b` / lookbehind moved
+behind that character), so the engine skips an alternative whose first character cannot match
+without entering it; `\d{2,}+` is `\d\d++`."""
+_START = r"(?=[\w~./@+\-](?<!\w.)|-(?<=\w-)|https?://|[ \t](?<![^\n][ \t]))"
+r"""Where a fact can start at all: after a non-word character (or at the start) on a character
+some pattern opens with; on a `-` right after a word (`\b[\w-]` of the second path pattern);
+on a URL scheme (URLs alone may start inside a word); on a blank at a line start (the error-line
+pattern). Inside a word nothing else can start, and most characters are inside a word."""
+_FACTS = re.compile(_START + "(?:" + "|".join(
+    f"{p}(?P<g{i}>)" for i, p in enumerate(_FAST_PATTERNS)) + ")")
 """One scan for every category: at each position the first pattern that matches claims the
-span, so a URL is not also a path and a path not also an identifier."""
+span, so a URL is not also a path and a path not also an identifier. The category is the empty
+marker group closing the alternative that matched."""
+_PLAIN_FACTS = re.compile("|".join(f"(?P<g{i}>{p})" for i, (_, p) in enumerate(_PATTERNS)))
+"""The readable form of `_FACTS` (same matches, several times slower); the tests compare them."""
 _GROUP_CATEGORY = {f"g{i}": name for i, (name, _) in enumerate(_PATTERNS)}
 
 CATEGORIES = ("paths", "identifiers", "errors", "numbers", "urls")
@@ -78,13 +104,27 @@ def _collect(content: Any, parts: list[str]) -> None:
             _collect(block.get("content"), parts)
 
 
+def text_facts(text: str) -> list[tuple[str, str]]:
+    """Every fact occurrence of `text` as (category, value), in order (repeats included).
+
+    No pattern matches across a line break and a line break satisfies every boundary a text
+    start does, so the facts of texts joined by newlines are the facts of each text in turn:
+    hidden messages are scanned one by one (`probe_facts` merges them)."""
+    out = []
+    append = out.append
+    category = _GROUP_CATEGORY
+    for match in _FACTS.finditer(text):
+        name = category[match.lastgroup]  # type: ignore[index]
+        value = match.group()
+        append((name, value.rstrip(".,;:") if name in ("urls", "paths") else value.strip()))
+    return out
+
+
 def extract_facts(text: str) -> dict[str, list[str]]:
     """Distinct facts per category, in order of first appearance (one scan, see `_FACTS`)."""
     found: dict[str, dict[str, None]] = {c: {} for c in CATEGORIES}
-    for match in _FACTS.finditer(text):
-        name = _GROUP_CATEGORY[match.lastgroup]  # type: ignore[index]
-        value = match.group()
-        found[name][value.rstrip(".,;:") if name in ("urls", "paths") else value.strip()] = None
+    for name, value in text_facts(text):
+        found[name][value] = None
     return {c: list(v) for c, v in found.items()}
 
 
@@ -116,11 +156,28 @@ class LostProbe:
 def lost_probe(hidden_messages: Iterable[Any], summary: Any) -> LostProbe:
     """Probe the facts of `hidden_messages` against the logged `summary` blocks."""
     hidden = "\n".join(message_text(m) for m in hidden_messages)
+    return _probe(len(hidden), extract_facts(hidden), summary)
+
+
+def probe_facts(parts: Iterable[tuple[int, Sequence[tuple[str, str]]]], summary: Any
+                ) -> LostProbe:
+    """`lost_probe` from each hidden message's `(len(message_text), text_facts)`, in hidden
+    order: the same result without joining the texts (see `text_facts`)."""
+    found: dict[str, dict[str, None]] = {c: {} for c in CATEGORIES}
+    chars = count = 0
+    for length, facts in parts:
+        chars += length
+        count += 1
+        for name, value in facts:
+            found[name][value] = None
+    return _probe(chars + max(count - 1, 0), {c: list(v) for c, v in found.items()}, summary)
+
+
+def _probe(hidden_chars: int, facts: Mapping[str, list[str]], summary: Any) -> LostProbe:
     summary_text = message_text({"content": summary})
-    facts = extract_facts(hidden)
     kept = {c: tuple(f for f in facts[c] if f in summary_text) for c in CATEGORIES}
     lost = {c: tuple(f for f in facts[c] if f not in summary_text) for c in CATEGORIES}
-    return LostProbe(len(hidden), len(summary_text), kept, lost)
+    return LostProbe(hidden_chars, len(summary_text), kept, lost)
 
 
 @dataclass(frozen=True, slots=True)
