@@ -38,6 +38,8 @@ _DEEP_TYPES = frozenset((
     "tool/result", "team/message/queued", "agent/inbox/spliced", "session/title-llm-request",
     "compaction/summary", "tool/ptc-dispatch"))
 _CODE_DISPATCH = ("tool/code-dispatch-start", "tool/code-dispatch")
+ADMISSION_TYPES = _ADMISSION_TYPES
+"""The row types any admission rule applies to (a row of another type is admitted as it is)."""
 
 class SyntaxRefusal(Exception):
     """A SessionFormatError of the v4 admission layer (`unsupported` for a migration refusal)."""
@@ -401,6 +403,24 @@ def fork_result(row: dict) -> None:
 
 # -- the admission entry point -------------------------------------------------------------------
 
+_ONE_MESSAGE = frozenset(("user/message", "system/message", "assistant/message", "tool/result"))
+
+
+def _plain_message(row: dict, kind: str) -> bool:
+    """Whether a row of a one-message type (no content loops to run) passes developer data,
+    sources and retired syntax: its message is not developer-role and has no plugin source."""
+    data = row.get("data")
+    if type(data) is not dict:
+        return True
+    message = data if kind == "user/message" else data.get("message")
+    if type(message) is not dict:
+        return True
+    if message.get("role") == "developer":
+        return False
+    source = message.get("source")
+    return type(source) is not dict or source.get("kind") != "plugin"
+
+
 def admit_row(row: Any, raw: bytes | None = None) -> None:
     """Reference ``assertV4RowAdmission(row, KNOWN_SESSION_EVENT_TYPES)``; raises `SyntaxRefusal`.
 
@@ -414,6 +434,14 @@ def admit_row(row: Any, raw: bytes | None = None) -> None:
         return  # every admission rule is keyed on one of these types
     deep = kind in _DEEP_TYPES and (raw is None or _SUSPECT_NAME.search(raw) is not None
                                     or _SUSPECT_ESCAPE.search(raw) is not None)
+    if not deep and kind in _ONE_MESSAGE and _plain_message(row, kind):
+        # developer data, sources and retired syntax cannot refuse this row: only the per-type rules
+        if kind == "system/message":
+            system_message_fields(row)
+        elif kind == "tool/result":
+            tool_result_message(row)
+            fork_result(row)
+        return
     developer_data(row, deep)
     source_row_admission(row)
     retired_syntax(row, deep)
@@ -424,5 +452,5 @@ def admit_row(row: Any, raw: bytes | None = None) -> None:
         fork_result(row)
 
 
-__all__ = ["SyntaxRefusal", "admit_row", "developer_data", "fork_result", "retired_syntax",
+__all__ = ["ADMISSION_TYPES", "SyntaxRefusal", "admit_row", "developer_data", "fork_result", "retired_syntax",
            "source_row_admission", "system_message_fields", "tool_result_message"]

@@ -117,11 +117,22 @@ class _Reader:
             self.codec = V0Codec(sid if type(sid) is str else str(sid))
             reparse = self.codec.reparse
         self.store = EventStore(source, reparse, expected_bytes=self.expected_bytes, **self.keep)
-        self.scanner = LineScanner(self.codec, self._sink, base=len(record))
         if self.observer is not None:
             self.observer.start(header, self.store)
             self._accept = self.observer.accept
+        self.scanner = LineScanner(self.codec, self._sink, base=len(record), batch=self._batch_sink())
         return True
+
+    def _batch_sink(self) -> Callable[[list, int, list, list, int], None]:
+        extend = self.store.extend
+        accept = self._accept
+        if accept is None:
+            return extend
+
+        def batch(events: list, first_line: int, starts: list, ends: list, chunk_start: int) -> None:
+            extend(events, first_line, starts, ends, chunk_start)
+            accept(events)
+        return batch
 
     def _sink(self, events: list, line: int, start: int, end: int) -> None:
         codec = self.codec

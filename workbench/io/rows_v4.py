@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from workbench.io.admission_v4 import ADMISSION_TYPES as _ADMISSION_TYPES
 from workbench.io.admission_v4 import SyntaxRefusal, admit_row
 from workbench.io.jsjson import ABSENT, is_neg_zero, is_safe_int, js_str
 from workbench.io.scan import RowIssue
@@ -139,10 +140,9 @@ class V4Codec:
     inline = False
     packed = False
 
-    __slots__ = ("row", "inherited")
+    __slots__ = ("inherited",)
 
     def __init__(self) -> None:
-        self.row = 0
         self.inherited: Any = None
 
     def screen(self, value: Any, raw: bytes) -> None:
@@ -156,9 +156,37 @@ class V4Codec:
     def holds_turn_end(value: Any) -> bool:
         return type(value) is dict and value.get("type") == "turn/end"
 
+    def take(self, value: Any, raw: bytes, line: int, expected: int) -> dict:
+        """`screen` then `decode` of one line in one call, returning the event itself.
+
+        The common row (a plain envelope: integer ``seq`` equal to `expected`, integer ``time``,
+        no ``ignorable``/``sourceEventSeqs``, not a ``session/end-seed``) is settled here; any
+        other goes the general way. Raises what `screen` or `decode` raise, with no side effect.
+        """
+        if type(value) is dict:
+            kind = value.get("type")
+            if kind in _ADMISSION_TYPES:
+                self.screen(value, raw)
+            seq = value.get("seq")
+            time = value.get("time")
+            if (type(seq) is int and seq == expected and type(time) is int and -_MAX <= time <= _MAX
+                    and type(kind) is str and "data" in value and kind != "session/end-seed"):
+                if len(value) == 4:
+                    return value
+                if value.keys() <= _EVENT_KEYS and "ignorable" not in value:
+                    sources = value.get("sourceEventSeqs", ABSENT)
+                    if sources is ABSENT:
+                        return value
+                    if type(sources) is list and len(sources) == 1:  # a plain earlier seq: kept as it is
+                        source = sources[0]
+                        if type(source) is int and 0 <= source < seq:
+                            return value
+            return self.decode(value, line, expected)[0]
+        self.screen(value, raw)
+        return self.decode(value, line, expected)[0]
+
     def decode(self, value: Any, line: int, expected: int) -> list:
-        row = self.row
-        self.row = row + 1
+        row = expected  # the scanner decodes until the first issue: row index == events so far
         try:
             event = decode_envelope(value, row)
         except RowDecodeError as exc:

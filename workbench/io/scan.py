@@ -16,6 +16,13 @@ The format-specific work is a `RowCodec`: it admits and decodes one parsed line 
 reports problems as `RowIssue`. The scanner itself never keeps events: it hands each accepted
 event, with the location of its bytes, to a sink (see `workbench.io.store`), so a million-line log
 is parsed exactly once and never held in memory as parsed dicts unless the sink decides to.
+
+Speed (sessions of 1.3M lines): a codec of one event per line may offer ``take`` (screen + decode
+of a well-formed row in one call, side-effect free when it raises) and the caller a *batch* sink;
+then the lines of a chunk run through one tight loop and reach the batch sink together, and only
+an unusual line (possible integer ``-0``, unparsable, over `MAX_LINE`, refused by ``take``) goes
+the general per-line way, so every outcome is the general path's. The negative-zero candidates of
+a chunk are found by one regex pass over the chunk instead of one search per line.
 """
 from __future__ import annotations
 
@@ -99,7 +106,16 @@ Sink = Callable[[list, int, int, int], None]
 """``sink(events, line, start, end)``: events accepted from the line whose bytes are
 ``[start, end)`` in the scanned plaintext (``end`` excludes the newline)."""
 
+BatchSink = Callable[[list, int, list, list, int], None]
+"""``batch(events, first_line, starts, ends, chunk_start)``: consecutive lines of one event each,
+``events[k]`` from line ``first_line + k`` at bytes ``[starts[k], ends[k])`` of the chunk that
+begins at plaintext offset ``chunk_start``."""
+
 _INT_NEG_ZERO = re.compile(rb"-0(?![.0-9eE])")
+
+BATCH = 64
+"""Lines handed to a batch sink at once: few enough that their parsed values are still in the CPU
+caches when the sink's checks run (batches of a whole 8 MiB chunk run a third slower)."""
 
 MAX_LINE = 256 * 1024 * 1024
 """Longest record parsed. A longer one is unparsable without being held in memory (the reference
@@ -129,12 +145,13 @@ class LineScanner:
     (``base`` at construction), exactly like the reference.
     """
 
-    __slots__ = ("codec", "sink", "input_bytes", "committed_bytes", "line", "event_count",
+    __slots__ = ("codec", "sink", "batch", "input_bytes", "committed_bytes", "line", "event_count",
                  "issue", "fatal", "_fragments", "_fragment_start", "_fragment_bytes", "_oversize")
 
-    def __init__(self, codec: RowCodec, sink: Sink, *, base: int = 0) -> None:
+    def __init__(self, codec: RowCodec, sink: Sink, *, base: int = 0, batch: BatchSink | None = None) -> None:
         self.codec = codec
         self.sink = sink
+        self.batch = batch if getattr(codec, "take", None) is not None else None
         self.input_bytes = base
         self.committed_bytes = base
         self.line = 0
@@ -187,6 +204,9 @@ class LineScanner:
             self._fragments, self._fragment_bytes, self._oversize = [], 0, False
             pos = newline + 1
             newline = find(b"\n", pos)
+        if newline != -1 and self.batch is not None and self.issue is None and self.fatal is None:
+            pos = self._fast(data, pos, chunk_start)
+            newline = find(b"\n", pos)
         consume = self._consume
         while newline != -1:
             if self.fatal is not None:
@@ -205,6 +225,66 @@ class LineScanner:
                 self._fragments, self._oversize = [], True
             else:
                 self._fragments.append(data[pos:])
+
+    def _fast(self, data: bytes, pos: int, chunk_start: int) -> int:
+        """The complete lines of `data` from `pos` while no issue exists; returns where it stopped.
+
+        Well-formed lines go through ``codec.take`` and reach the batch sink; any other line is
+        handed to `_consume` (after the batch so far), exactly as if it had come alone.
+        """
+        find = data.find
+        take = self.codec.take  # type: ignore[attr-defined]
+        loads = orjson.loads
+        limit = MAX_LINE
+        end_of_data = len(data)
+        hits = _INT_NEG_ZERO.finditer(data, pos)
+        hit = next(hits, None)
+        hit_at = end_of_data if hit is None else hit.start()
+        newline = find(b"\n", pos)
+        while newline != -1:
+            events: list = []
+            starts: list[int] = []
+            ends: list[int] = []
+            add_event, add_start, add_end = events.append, starts.append, ends.append
+            first = line = self.line + 1
+            count = self.event_count
+            stop = count + BATCH
+            while newline != -1:
+                if hit_at < newline or newline - pos > limit or count == stop:
+                    break
+                raw = data[pos:newline]
+                try:
+                    event = take(loads(raw), raw, line, count)
+                except Exception:  # noqa: BLE001 - the general path decides what it is
+                    break
+                add_event(event)
+                add_start(pos)
+                add_end(newline)
+                line += 1
+                count += 1
+                pos = newline + 1
+                newline = find(b"\n", pos)
+            if events:
+                self.line = line - 1
+                self.event_count = count
+                self.committed_bytes = chunk_start + ends[-1] + 1
+                self.batch(events, first, starts, ends, chunk_start)  # type: ignore[misc]
+            if newline == -1:
+                break
+            if count == stop and hit_at >= newline and newline - pos <= limit:
+                continue
+            if newline - pos > limit:
+                self._unparsable(chunk_start + pos)
+            else:
+                self._consume(data[pos:newline], chunk_start + pos, chunk_start + newline)
+            pos = newline + 1
+            if self.issue is not None or self.fatal is not None:
+                break
+            while hit_at < pos:
+                hit = next(hits, None)
+                hit_at = end_of_data if hit is None else hit.start()
+            newline = find(b"\n", pos)
+        return pos
 
     def _unparsable(self, start: int) -> None:
         """A record longer than `MAX_LINE`: counted as unparsable without holding or parsing it."""
@@ -259,4 +339,4 @@ class LineScanner:
         return torn
 
 
-__all__ = ["IssueError", "LineScanner", "MAX_LINE", "RowCodec", "RowIssue", "ScanIssue", "parse_line"]
+__all__ = ["BatchSink", "IssueError", "LineScanner", "MAX_LINE", "RowCodec", "RowIssue", "ScanIssue", "parse_line"]

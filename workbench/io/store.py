@@ -18,6 +18,7 @@ filters by type never parse.
 """
 from __future__ import annotations
 
+import operator
 import os
 import threading
 import weakref
@@ -25,9 +26,13 @@ from array import array
 from bisect import bisect_right
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
+from operator import itemgetter
 from typing import Any, overload
 
 from workbench.io.scan import parse_line
+
+_TYPE_OF = itemgetter("type")
+_SUB = operator.sub
 
 KEEP_EVENTS = 200_000
 """Keep parsed dicts of logs up to this many events (fast path)."""
@@ -183,9 +188,10 @@ class EventStore(Sequence):
         codes = self._type_codes
         if len(events) == 1 and not inline and not packed:
             event = events[0]
-            kind = event.get("type")
-            code = codes.get(kind)
-            if code is None:
+            kind = event.get("type") if type(event) is dict else None
+            try:
+                code = codes[kind]
+            except (KeyError, TypeError):
                 code = self._code(kind)
             self._type.append(code)
             self._offset.append(offset)
@@ -194,8 +200,9 @@ class EventStore(Sequence):
         else:
             for member, event in enumerate(events):
                 kind = event.get("type") if type(event) is dict else None
-                code = codes.get(kind)
-                if code is None:
+                try:
+                    code = codes[kind]
+                except (KeyError, TypeError):
                     code = self._code(kind)
                 self._type.append(code)
                 self._offset.append(offset)
@@ -212,12 +219,44 @@ class EventStore(Sequence):
             if len(dicts) > self._keep_events or self._bytes > self._keep_bytes:
                 self._dicts = None
 
-    def _code(self, kind: Any) -> int:
+    def extend(self, events: list, first_line: int, starts: list, ends: list, chunk_start: int) -> None:
+        """Record consecutive one-event lines of one chunk (`workbench.io.scan.BatchSink`): the
+        bulk form of `add` for lines that lie inside the current segment."""
+        count = len(events)
+        shift = chunk_start - self._segment_base
+        if shift < 0 or (self._segment_end is not None and chunk_start + ends[-1] > self._segment_end):
+            for k in range(count):  # a line outside the segment: the general path
+                self.add(events[k:k + 1], first_line + k, chunk_start + starts[k], chunk_start + ends[k])
+            return
+        codes = self._type_codes
         try:
-            code = self._type_codes[kind] = len(self._types)
-        except TypeError:  # an unhashable "type" value: one shared code
-            return self._code(None)
-        self._types.append(kind)
+            types = list(map(codes.__getitem__, map(_TYPE_OF, events)))
+        except (KeyError, TypeError):
+            code_of = self._code
+            types = [code_of(event.get("type") if type(event) is dict else None) for event in events]
+        self._type.extend(types)
+        self._offset.extend(map(shift.__add__, starts) if shift else starts)
+        lengths = list(map(_SUB, ends, starts))
+        self._length.extend(lengths)
+        self._line.extend(range(first_line, first_line + count))
+        dicts = self._dicts
+        if dicts is not None:
+            dicts.extend(events)
+            self._bytes += sum(lengths)
+            if len(dicts) > self._keep_events or self._bytes > self._keep_bytes:
+                self._dicts = None
+
+    def _code(self, kind: Any) -> int:
+        """The small code of a ``type`` value (a new one for a value not seen yet)."""
+        codes = self._type_codes
+        try:
+            code = codes.get(kind)
+        except TypeError:  # an unhashable "type" value: the code of None
+            kind = None
+            code = codes.get(None)
+        if code is None:
+            code = codes[kind] = len(self._types)
+            self._types.append(kind)
         return code
 
     def _segment_of(self, index: int) -> int:
