@@ -25,10 +25,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from workbench.core import relationships as _relationships
+from workbench.core import restore as _restore
+from workbench.core import stored as _stored
+from workbench.core.events import known_types
 from workbench.core.relationships import RelationshipChecker, RelationshipViolation
-from workbench.core.repair import CloserTracker
+from workbench.core.repair import TRACKED, CloserTracker
 from workbench.core.restore import RestoreChecker, RestoreError, RestoreResult
-from workbench.core.stored import StoredValidator, StoredViolation
+from workbench.core.stored import ShapeMemo, StoredValidator, StoredViolation
 from workbench.errors import LogCorrupt, LogRefused
 from workbench.io.header import HeaderResult
 from workbench.io.model import Defect, Log
@@ -72,8 +76,20 @@ def relationship_kind(message: str) -> str:
     return "relationships"
 
 
+_MAX = 2**53 - 1
+
+
 class _Pipeline:
-    """Observer of the scan: feeds each accepted event to every later stage."""
+    """Observer of the scan: feeds each accepted event to every later stage.
+
+    Dispatch on the type, read once: an event without ``surfaceOp``/``sourceEventSeqs`` and with
+    an integer ``seq`` (v0: and the plain four-key envelope the restore check wants) reaches only
+    the stages whose `INTEREST` holds its type, and a *quiet* type (a delivery marker, ``job/*``,
+    ``todo/write``, ...: no stage looks at it) reaches none; every other event goes through every
+    stage as it is. The stages' end state (closers' last seq/time, restore's count and last type)
+    is brought forward once per batch. Each stage's result is unchanged: they skip exactly the
+    events they would ignore.
+    """
 
     def __init__(self, name: str, location: str | None) -> None:
         self.name = name
@@ -94,25 +110,62 @@ class _Pipeline:
         meta = header.meta if header.meta is not None else (header.raw if type(header.raw) is dict else {})
         if version >= 4:
             self.relationships = RelationshipChecker(meta, self._event_at, admitted=True)
-        self.stored = StoredValidator(meta, version=version, location=self.location)
+        memo = ShapeMemo(4 if version >= 4 else 0)
+        self.stored = StoredValidator(meta, version=version, location=self.location, memo=memo)
         self.closers = CloserTracker(version=version)
-        self.restore = RestoreChecker(version=version, events=events,
+        self.restore = RestoreChecker(version=version, events=events, decoded=version >= 4, memo=memo,
                                       header=header.meta if version >= 4 else None)
+        self.accept = self._accept_function()  # type: ignore[method-assign]
+
+    def _accept_function(self) -> Any:
         relationships = self.relationships
         stored, closers, restore = self.stored, self.closers, self.restore
         crash = self._crash
+        v4 = self.version >= 4
+        known = known_types(self.version)
+        to_relationships = _relationships.INTEREST if relationships is not None else frozenset()
+        to_stored = _stored.CHECKED_TYPES
+        to_restore = _restore.INTEREST
+        quiet = known - to_relationships - to_stored - TRACKED - to_restore
+        accept_known = relationships.accept_known if relationships is not None else None
+        stored_accept, track, restore_accept = stored.accept, closers.track, restore.accept
+        count = 0
 
         def accept(batch: list) -> None:
+            nonlocal count
+            index = count
             for event in batch:
                 try:
-                    if relationships is not None:
-                        relationships.accept(event)
-                    stored.accept(event)
-                    closers.observe(event)
-                    restore.accept(event)
+                    kind = event.get("type")
+                    seq = event.get("seq")
+                    if (type(seq) is int and type(kind) is str and "surfaceOp" not in event
+                            and "sourceEventSeqs" not in event
+                            and (v4 or (len(event) == 4 and "data" in event and type(event["time"]) is int
+                                        and -_MAX <= event["time"] <= _MAX))):
+                        if kind not in quiet:
+                            if kind in to_relationships:
+                                accept_known(event, kind, seq)
+                            if kind in to_stored or kind not in known:
+                                stored_accept(event)
+                            if kind in TRACKED:
+                                track(event, kind)
+                            if kind in to_restore:
+                                restore_accept(event, index)
+                    else:
+                        if relationships is not None:
+                            relationships.accept(event)
+                        stored_accept(event)
+                        closers.observe(event)
+                        restore_accept(event, index)
                 except Exception as exc:  # noqa: BLE001 - a checker bug must not lose the log
                     crash(event, exc)
-        self.accept = accept  # type: ignore[method-assign]
+                index += 1
+            count = index
+            if batch:
+                last = batch[-1]
+                closers.note_last(last)
+                restore.skip(index, last.get("type"))
+        return accept
 
     def _crash(self, event: Any, exc: Exception) -> None:
         if not self.crashes:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from workbench.core.events import KNOWN_TYPES_V4
-from workbench.core.lifecycle import Lifecycle, Violation
+from workbench.core.lifecycle import RELATIONSHIP_TYPES, Lifecycle, Violation
 from workbench.io.admission_v4 import SyntaxRefusal, developer_data
 from workbench.io.jsjson import ABSENT, is_neg_zero, is_safe_int
 
@@ -31,6 +31,15 @@ NAME = "SessionFormatError"
 _SURFACE = frozenset(("system/message", "user/message", "developer/message", "assistant/message",
                       "tool/result"))
 _MESSAGE_SLOT = frozenset(("developer/message", "system/message", "assistant/message", "tool/result"))
+
+
+INTEREST: frozenset[str] = KNOWN_TYPES_V4 & (
+    _SURFACE | RELATIONSHIP_TYPES | {"agent/inbox/spliced", "session/title-llm-request",
+                                     "session-log-deepseek/delivery-accepted", "subagent/catalog",
+                                     "compaction/start", "compaction/end", "session/end-seed",
+                                     "compaction/summary", "assistant/attempt", "request/header"})
+"""The types `RelationshipChecker.accept` looks at (artifact checks, developer data, the lifecycle
+and its pre-scan); an event of any other type leaves it unchanged."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,6 +154,11 @@ class RelationshipChecker:
         self._artifact(event, kind, seq)
         self.lifecycle.accept(event, kind, seq)
 
+    def accept_known(self, event: Mapping[str, Any], kind: str, seq: Any) -> None:
+        """`accept` for a caller that read the event's `kind` (a known v4 type) and `seq`."""
+        self._artifact(event, kind, seq)
+        self.lifecycle.accept(event, kind, seq)
+
     def _artifact(self, event: Mapping[str, Any], kind: str, seq: Any) -> None:
         try:
             if not self.admitted:
@@ -207,5 +221,5 @@ def check_relationships(meta: Mapping[str, Any] | None, events: Sequence[Mapping
     return sorted(found, key=lambda v: -1 if v.seq is None else v.seq)
 
 
-__all__ = ["RelationshipChecker", "RelationshipViolation", "catalog_child", "check_relationships",
-           "delivery_session", "message_sources"]
+__all__ = ["INTEREST", "RelationshipChecker", "RelationshipViolation", "catalog_child",
+           "check_relationships", "delivery_session", "message_sources"]

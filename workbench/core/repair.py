@@ -85,8 +85,16 @@ class CloserTracker:
         self.last_seq = event.get("seq")
         self.last_time = event.get("time")
         kind = event.get("type")
-        if kind not in _TRACKED:
-            return
+        if kind in _TRACKED:
+            self.track(event, kind)
+
+    def note_last(self, event: Mapping[str, Any]) -> None:
+        """`observe` of an event whose type is not tracked (closers continue from its seq/time)."""
+        self.last_seq = event.get("seq")
+        self.last_time = event.get("time")
+
+    def track(self, event: Mapping[str, Any], kind: str) -> None:
+        """The state change of one event of a tracked type (`TRACKED`), without `note_last`."""
         data = event.get("data")
         if kind == "turn/start":
             self.pending.clear()
@@ -172,6 +180,8 @@ class CloserTracker:
 
 _TRACKED = frozenset(("turn/start", "turn/end", "step/start", "step/end", "assistant/message",
                       "tool/call", "tool/result"))
+TRACKED = _TRACKED
+"""The event types whose order decides the closers (others only move the last seq/time)."""
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -199,5 +209,5 @@ def interrupted_turn_closers(events: Iterable[Mapping[str, Any]], *, version: in
     return open_turn_closers(events, "interrupted", version=version)
 
 
-__all__ = ["CLOSER_TEXT", "CloserTracker", "TOOL_NOT_STARTED", "TOOL_OUTCOME_UNKNOWN",
+__all__ = ["CLOSER_TEXT", "CloserTracker", "TRACKED", "TOOL_NOT_STARTED", "TOOL_OUTCOME_UNKNOWN",
            "interrupted_turn_closers", "open_turn_closers"]

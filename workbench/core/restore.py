@@ -30,7 +30,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from workbench.core.stored import event_data_problem, message_shape_problem
+from workbench.core.stored import ShapeMemo
 from workbench.core.surface import SurfaceState, apply_plan, plan_event
 from workbench.errors import FoldError, WorkbenchError
 from workbench.io.jsjson import ABSENT, is_neg_zero, is_safe_int, js_str
@@ -44,6 +44,10 @@ _FOLD_TYPES = _MESSAGE_TYPES_V4 | {"image/offload"}
 _PLAIN_APPEND = frozenset(("system/message", "user/message", "assistant/message", "tool/result"))
 _REASONS_V4 = ("initial", "resume", "change", "series")
 _ADAPTER_KEYS = frozenset(("reasoningEffort", "maxTokens"))
+INTEREST: frozenset[str] = _LLM_TYPES_V4 | _FOLD_TYPES | _MESSAGE_TYPES_V0 | {"request/header", "session/end-seed"}
+"""The types some restore rule or fold step concerns (either format). An event of another type,
+with a valid envelope, ``seq`` equal to its index and no ``surfaceOp``/``sourceEventSeqs``, changes
+nothing but the count and the last type (`RestoreChecker.skip`)."""
 _MAX = 2**53 - 1
 
 
@@ -173,13 +177,21 @@ class RestoreChecker:
     and offload targets). `error` is the first error (the reference throws there). After an error
     that is not a fold error the checker keeps folding (best effort, for a debugger) and records
     a later fold failure as `fold_error`.
+
+    The loader's fast lane: ``decoded=True`` says every event already passed the v4 row decoder
+    (`workbench.io.rows_v4.decode_envelope`), so an event with an integer ``seq`` has a valid
+    envelope; `memo` shares the shape rules' results with the stored-event validation; `skip`
+    records events the caller knows no check applies to.
     """
 
     def __init__(self, *, version: int, events: Sequence[Mapping[str, Any]], header: Any = None,
-                 session_id: Any = ABSENT) -> None:
+                 session_id: Any = ABSENT, decoded: bool = False, memo: ShapeMemo | None = None) -> None:
         self.version = version
         self.events = events
         self.header = header
+        self.decoded = decoded and version >= 4
+        fold_version = 4 if version >= 4 else 0
+        self.memo = memo if memo is not None and memo.version == fold_version else ShapeMemo(fold_version)
         self.state = SurfaceState()
         self.count = 0
         self.error: RestoreError | None = None
@@ -192,9 +204,20 @@ class RestoreChecker:
             if problem is not None:
                 self.error = RestoreError(problem, "seed_header")
 
-    def accept(self, event: Any) -> None:
-        index = self.count
-        self.count += 1
+    def skip(self, count: int, last_type: Any) -> None:
+        """The events before `count` not given to `accept` need no check (the caller knows their
+        types: no restore rule, fold step or end-seed marker concerns them); the last was a
+        `last_type`."""
+        if count > self.count:
+            self.count = count
+            if self.error is None:
+                self.last_type = last_type
+
+    def accept(self, event: Any, index: int | None = None) -> None:
+        """Check the next seed event (at `index`: the caller skipped the events before it)."""
+        if index is None:
+            index = self.count
+        self.count = index + 1
         if self.error is not None:
             if self.fold_error is None and self._keeps_folding(self.error):
                 self._fold_only(event, index)
@@ -222,7 +245,7 @@ class RestoreChecker:
 
     def _check(self, event: Any, index: int) -> None:
         version = self.version
-        if not _envelope_ok(event, version):
+        if not (self.decoded and type(event.get("seq")) is int) and not _envelope_ok(event, version):
             raise RestoreError(f"seed event at index {index} has an invalid event envelope", "seed_envelope", index)
         kind = event["type"]
         data = event["data"]
@@ -243,7 +266,7 @@ class RestoreChecker:
                 if problem is not None:
                     raise RestoreError(f"{subject} {problem}", "seed_request_header", index)
             elif kind in _MESSAGE_TYPES_V0:
-                shape = message_shape_problem(event, version=0)
+                shape = self.memo.shape(event)
                 if shape is not None:
                     raise RestoreError(f"{subject} {shape[1]}", f"seed_message_{shape[0]}", index)
         if kind == "session/end-seed" and type(data) is dict and data.get("inherited") is True:
@@ -258,9 +281,12 @@ class RestoreChecker:
             return
         if (event.get("surfaceOp") == "append" and type(event["surfaceOp"]) is str
                 and kind in (_PLAIN_APPEND if self.version >= 4 else _MESSAGE_TYPES_V0)
-                and "sourceEventSeqs" not in event and type(event.get("seq")) is int and event["seq"] == index):
-            # planSurfaceEvent on a plain append (eligible type, no sources, no developer data, no
-            # projection, seq already checked) can only return an append: commit it directly.
+                and type(event.get("seq")) is int and event["seq"] == index
+                and ("sourceEventSeqs" not in event
+                     or (self.version >= 4 and self.memo.surface(event) is None))):
+            # planSurfaceEvent on a plain append (eligible type, no developer data, no projection,
+            # seq already checked, sources absent or valid: validateSurfaceMetadata passed) can
+            # only return an append: commit it directly.
             positions = self.state.positions
             if index not in positions:
                 positions[index] = len(self.state.nodes)
@@ -276,7 +302,8 @@ class RestoreChecker:
 
     def _llm_shape_v4(self, event: Mapping[str, Any], kind: str, index: int) -> None:
         subject = f"seed {kind} at index {index}"
-        problem = event_data_problem(event)
+        memo = self.memo
+        problem = memo.event_data(event)
         if problem is not None:
             raise RestoreError(f"{subject} {problem}", "seed_event_data", index)
         if kind == "request/header":
@@ -288,7 +315,7 @@ class RestoreChecker:
             if not _settlement_ok(event.get("data")):
                 raise RestoreError(f"{subject} has invalid settlement fields", "seed_settlement", index)
             return
-        shape = message_shape_problem(event, version=4)
+        shape = memo.shape(event)
         if shape is not None:
             raise RestoreError(f"{subject} {shape[1]}", f"seed_message_{shape[0]}", index)
         if kind == "assistant/message" and not _settlement_ok(event.get("data")):
@@ -325,5 +352,5 @@ def restore_session(events: Sequence[Mapping[str, Any]], *, version: int, header
     return checker.finish(inherited_event_count)
 
 
-__all__ = ["RestoreChecker", "RestoreError", "RestoreResult", "header_problem",
+__all__ = ["INTEREST", "RestoreChecker", "RestoreError", "RestoreResult", "header_problem",
            "request_header_problem", "restore_session"]

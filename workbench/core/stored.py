@@ -17,7 +17,8 @@ one ``tool-result`` block), unknown types refused. The 0.1.x texts are not publi
 the v4 wording.
 
 The shape checks return message *suffixes* so the same rule serves this validation (subject
-``session event at seq N``) and session restore (subject ``seed <type> at index N``).
+``session event at seq N``) and session restore (subject ``seed <type> at index N``). When the
+loader runs both over the same event, a `ShapeMemo` shared by the two computes each rule once.
 """
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from workbench.core import surface as _fold  # the fold owns the surface rules (one rule, one place)
 from workbench.core.events import known_types
 from workbench.errors import FoldError
 from workbench.io.jsjson import ABSENT, is_neg_zero, is_safe_int, js_str
@@ -117,7 +119,7 @@ def surface_metadata_problem(event: Mapping[str, Any], *, version: int) -> FoldE
     kind = event.get("type")
     if "surfaceOp" not in event and "sourceEventSeqs" not in event and kind not in _SURFACE_V4:
         return None
-    from workbench.core import surface as fold  # the fold owns these rules (one rule, one place)
+    fold = _fold
     seq = event.get("seq")
     if type(seq) is float and seq.is_integer():
         seq = int(seq)
@@ -192,6 +194,51 @@ def message_shape_problem(event: Mapping[str, Any], *, version: int) -> tuple[st
     return None
 
 
+# -- one event's rule results, shared by stored validation and restore ----------------------------
+
+_UNSET: Any = object()
+
+
+class ShapeMemo:
+    """The results of `event_data_problem`, `surface_metadata_problem` and `message_shape_problem`
+    for the event being checked (the last one asked about), so the stored-event validation and
+    the restore check of one event compute each rule once. Keeps a reference to that one event."""
+
+    __slots__ = ("version", "_event", "_data", "_surface", "_shape")
+
+    def __init__(self, version: int) -> None:
+        self.version = version
+        self._event: Any = None
+        self._data: Any = _UNSET
+        self._surface: Any = _UNSET
+        self._shape: Any = _UNSET
+
+    def _switch(self, event: Mapping[str, Any]) -> None:
+        self._event = event
+        self._data = self._surface = self._shape = _UNSET
+
+    def event_data(self, event: Mapping[str, Any]) -> str | None:
+        if self._event is not event:
+            self._switch(event)
+        if self._data is _UNSET:
+            self._data = event_data_problem(event)
+        return self._data
+
+    def surface(self, event: Mapping[str, Any]) -> FoldError | None:
+        if self._event is not event:
+            self._switch(event)
+        if self._surface is _UNSET:
+            self._surface = surface_metadata_problem(event, version=self.version)
+        return self._surface
+
+    def shape(self, event: Mapping[str, Any]) -> tuple[str, str] | None:
+        if self._event is not event:
+            self._switch(event)
+        if self._shape is _UNSET:
+            self._shape = message_shape_problem(event, version=self.version)
+        return self._shape
+
+
 # -- the validator ------------------------------------------------------------------------------
 
 class StoredValidator:
@@ -200,9 +247,11 @@ class StoredValidator:
     `location` is the raw-log path the reference appends to refusals (`` (raw log: <path>)``).
     """
 
-    def __init__(self, meta: Mapping[str, Any] | None, *, version: int, location: str | None = None) -> None:
+    def __init__(self, meta: Mapping[str, Any] | None, *, version: int, location: str | None = None,
+                 memo: ShapeMemo | None = None) -> None:
         self.meta = meta or {}
         self.version = version
+        self.memo = memo if memo is not None and memo.version == version else ShapeMemo(version)
         self.location = location
         self.known = known_types(version)
         sid = self.meta.get("id", ABSENT)
@@ -254,16 +303,17 @@ class StoredValidator:
                     self._unsupported(f'session "{self.session_id}" contains a request/header event '
                                       f'(seq {js_str(seq)}) with the unsupported legacy reason "fallback"; refusing '
                                       "to interpret the log \u2014 it was written by a retired pre-release harness")))
+        memo = self.memo
         if self.version >= 4:
-            problem_text = event_data_problem(event) if kind in _DATA_TYPES else None
+            problem_text = memo.event_data(event) if kind in _DATA_TYPES else None
             if problem_text is not None:
                 self._corrupt(seq, f"session event at seq {js_str(seq)} {problem_text}")
                 return
-            fold_problem = surface_metadata_problem(event, version=4)
+            fold_problem = memo.surface(event)
             if fold_problem is not None:
                 self._corrupt(seq, fold_problem.message)
                 return
-        shape = message_shape_problem(event, version=self.version) if kind in _SHAPE_TYPES else None
+        shape = memo.shape(event) if kind in _SHAPE_TYPES else None
         if shape is not None:
             self._corrupt(seq, f"session event at seq {js_str(seq)} {shape[1]}")
 
@@ -277,6 +327,9 @@ class StoredValidator:
 _DATA_TYPES = _SURFACE_V4 | {"request/header"}
 _SHAPE_TYPES = _SURFACE_V4
 _CHECKED = _DATA_TYPES
+CHECKED_TYPES: frozenset[str] = _CHECKED
+"""The known types `StoredValidator.accept` checks; an event of another known type without
+``surfaceOp``/``sourceEventSeqs`` leaves it unchanged."""
 
 
 def validate_stored_events(meta: Mapping[str, Any] | None, events: Sequence[Mapping[str, Any]], *,
@@ -291,5 +344,5 @@ def validate_stored_events(meta: Mapping[str, Any] | None, events: Sequence[Mapp
     return found if collect else found[:1]
 
 
-__all__ = ["StoredValidator", "StoredViolation", "event_data_problem", "message_shape_problem",
-           "surface_metadata_problem", "validate_stored_events"]
+__all__ = ["CHECKED_TYPES", "ShapeMemo", "StoredValidator", "StoredViolation", "event_data_problem",
+           "message_shape_problem", "surface_metadata_problem", "validate_stored_events"]
