@@ -25,6 +25,9 @@ from workbench.io.jsjson import js_str
 from workbench.io.scan import RowIssue
 
 _ROW_TAGS = frozenset(("text-chunks", "reasoning-chunks", "tool-call-chunks"))
+_NORMALIZED = frozenset(("turn/start", "turn/end", "steering/message", "user/message", "assistant/message",
+                         "tool/result"))
+"""The types legacy normalization may rewrite (or remember a message id of)."""
 _ROWS: Any = None
 
 
@@ -91,6 +94,29 @@ class V0Codec:
             if key not in out:
                 out[key] = item
         return out
+
+    def take(self, value: Any, raw: bytes, line: int, expected: int) -> dict | list | None:
+        """`decode` of a plain line in one call: the event itself, or the events of a valid packed
+        row (none of them changed by normalization); None leaves the line to `decode` (the first
+        record, a fixture, a legacy shape, a malformed row, a seq that is not the expected
+        integer). Raises nothing of its own."""
+        if self.implicit is False and type(value) is dict:
+            kind = value.get("type")
+            if type(kind) is not str:
+                return None
+            if kind in _ROW_TAGS:
+                try:
+                    events = _rows().decode_storage_record(value)
+                except ValueError:
+                    return None
+                # members are assistant/chunk events with consecutive integer seqs from seq0
+                return events if events and events[0]["seq"] == expected else None
+            seq = value.get("seq")
+            if type(seq) is int and seq == expected:
+                if kind in _NORMALIZED and self.normalize(value) is not value:
+                    return None
+                return value
+        return None
 
     def decode(self, value: Any, line: int, expected: int) -> list:
         value = self._complete(value, expected)

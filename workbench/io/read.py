@@ -123,14 +123,14 @@ class _Reader:
         self.scanner = LineScanner(self.codec, self._sink, base=len(record), batch=self._batch_sink())
         return True
 
-    def _batch_sink(self) -> Callable[[list, int, list, list, int], None]:
+    def _batch_sink(self) -> Callable[[list, int, list, list, int, list], None]:
         extend = self.store.extend
         accept = self._accept
         if accept is None:
             return extend
 
-        def batch(events: list, first_line: int, starts: list, ends: list, chunk_start: int) -> None:
-            extend(events, first_line, starts, ends, chunk_start)
+        def batch(events: list, first_line: int, starts: list, ends: list, chunk_start: int, rows: list) -> None:
+            extend(events, first_line, starts, ends, chunk_start, rows)
             accept(events)
         return batch
 

@@ -17,11 +17,12 @@ reports problems as `RowIssue`. The scanner itself never keeps events: it hands 
 event, with the location of its bytes, to a sink (see `workbench.io.store`), so a million-line log
 is parsed exactly once and never held in memory as parsed dicts unless the sink decides to.
 
-Speed (sessions of 1.3M lines): a codec of one event per line may offer ``take`` (screen + decode
-of a well-formed row in one call, side-effect free when it raises) and the caller a *batch* sink;
-then the lines of a chunk run through one tight loop and reach the batch sink together, and only
-an unusual line (possible integer ``-0``, unparsable, over `MAX_LINE`, refused by ``take``) goes
-the general per-line way, so every outcome is the general path's. The negative-zero candidates of
+Speed (sessions of 1.3M lines): a codec may offer ``take`` (screen + decode of a well-formed
+row in one call: its event, or the list of a packed row's events; side-effect free when it
+raises; None leaves the parsed row to the general path) and the caller a *batch* sink; then the lines of a chunk run through one tight loop
+and reach the batch sink together, and only an unusual line (possible integer ``-0``,
+unparsable, over `MAX_LINE`, refused or left by ``take``) goes the general per-line way, so every
+outcome is the general path's. The negative-zero candidates of
 a chunk are found by one regex pass over the chunk instead of one search per line.
 """
 from __future__ import annotations
@@ -106,10 +107,11 @@ Sink = Callable[[list, int, int, int], None]
 """``sink(events, line, start, end)``: events accepted from the line whose bytes are
 ``[start, end)`` in the scanned plaintext (``end`` excludes the newline)."""
 
-BatchSink = Callable[[list, int, list, list, int], None]
-"""``batch(events, first_line, starts, ends, chunk_start)``: consecutive lines of one event each,
-``events[k]`` from line ``first_line + k`` at bytes ``[starts[k], ends[k])`` of the chunk that
-begins at plaintext offset ``chunk_start``."""
+BatchSink = Callable[[list, int, list, list, int, list], None]
+"""``batch(events, first_line, starts, ends, chunk_start, rows)``: consecutive lines, line
+``first_line + k`` at bytes ``[starts[k], ends[k])`` of the chunk that begins at plaintext offset
+``chunk_start``; each line holds one of `events`, in order, except the lines listed in `rows` as
+``(k, first_event, count)`` (a v0 packed row: `count` events from ``events[first_event]``)."""
 
 _INT_NEG_ZERO = re.compile(rb"-0(?![.0-9eE])")
 
@@ -241,40 +243,55 @@ class LineScanner:
         hit = next(hits, None)
         hit_at = end_of_data if hit is None else hit.start()
         newline = find(b"\n", pos)
+        value: Any = None
         while newline != -1:
             events: list = []
             starts: list[int] = []
             ends: list[int] = []
+            rows: list[tuple[int, int, int]] = []
             add_event, add_start, add_end = events.append, starts.append, ends.append
             first = line = self.line + 1
             count = self.event_count
             stop = count + BATCH
             while newline != -1:
-                if hit_at < newline or newline - pos > limit or count == stop:
+                if hit_at < newline or newline - pos > limit or count >= stop:
+                    value = None
                     break
                 raw = data[pos:newline]
                 try:
-                    event = take(loads(raw), raw, line, count)
+                    value = loads(raw)
+                    event = take(value, raw, line, count)
                 except Exception:  # noqa: BLE001 - the general path decides what it is
+                    value = None
                     break
-                add_event(event)
+                if type(event) is dict:
+                    add_event(event)
+                    count += 1
+                elif event is None:
+                    break
+                else:
+                    rows.append((line - first, len(events), len(event)))
+                    events.extend(event)
+                    count += len(event)
                 add_start(pos)
                 add_end(newline)
                 line += 1
-                count += 1
                 pos = newline + 1
                 newline = find(b"\n", pos)
-            if events:
+            if starts:
                 self.line = line - 1
                 self.event_count = count
                 self.committed_bytes = chunk_start + ends[-1] + 1
-                self.batch(events, first, starts, ends, chunk_start)  # type: ignore[misc]
+                self.batch(events, first, starts, ends, chunk_start, rows)  # type: ignore[misc]
             if newline == -1:
                 break
-            if count == stop and hit_at >= newline and newline - pos <= limit:
+            if count >= stop and hit_at >= newline and newline - pos <= limit:
                 continue
             if newline - pos > limit:
                 self._unparsable(chunk_start + pos)
+            elif value is not None:  # a parsed line take leaves to the general path
+                self.line += 1
+                self._settle(value, data[pos:newline], chunk_start + pos, chunk_start + newline)
             else:
                 self._consume(data[pos:newline], chunk_start + pos, chunk_start + newline)
             pos = newline + 1
@@ -297,15 +314,20 @@ class LineScanner:
     def _consume(self, line_bytes: bytes, start: int, end: int) -> None:
         self.line += 1
         line = self.line
-        codec = self.codec
         try:
             value = parse_line(line_bytes)
         except (ValueError, UnicodeDecodeError, RecursionError):
             if self.issue is None:
-                self.issue = ScanIssue(codec.unparsable_kind,
+                self.issue = ScanIssue(self.codec.unparsable_kind,
                                        f"corrupt session log: unparsable committed event at line {line}",
                                        line=line, byte_offset=start)
             return
+        self._settle(value, line_bytes, start, end)
+
+    def _settle(self, value: Any, line_bytes: bytes, start: int, end: int) -> None:
+        """The parsed value of line `self.line`: screen, decode and sink it (or record the issue)."""
+        line = self.line
+        codec = self.codec
         try:
             codec.screen(value, line_bytes)
             if self.issue is not None:

@@ -155,7 +155,8 @@ class EventStore(Sequence):
         self._type_codes: dict[Any, int] = {}
         self._run_starts = array("q", [0])
         self._run_segments = array("q", [0])
-        self._members: dict[int, int] = {}
+        self._packed_first = array("q")  # first event index of each packed row, ascending
+        self._packed_count = array("l")  # and its member count
         self._inline: dict[int, dict] = {}
         self._spanning: set[int] = set()
         self._cache: OrderedDict[int, dict] = OrderedDict()
@@ -198,19 +199,23 @@ class EventStore(Sequence):
             self._length.append(length)
             self._line.append(line)
         else:
-            for member, event in enumerate(events):
+            count = len(events)
+            code_list = []
+            for event in events:
                 kind = event.get("type") if type(event) is dict else None
                 try:
-                    code = codes[kind]
+                    code_list.append(codes[kind])
                 except (KeyError, TypeError):
-                    code = self._code(kind)
-                self._type.append(code)
-                self._offset.append(offset)
-                self._length.append(length)
-                self._line.append(line)
-                if packed:
-                    self._members[index + member] = member
-                if inline:
+                    code_list.append(self._code(kind))
+            self._type.extend(code_list)
+            self._offset.extend([offset] * count)
+            self._length.extend([length] * count)
+            self._line.extend([line] * count)
+            if packed and count:
+                self._packed_first.append(index)
+                self._packed_count.append(count)
+            if inline:
+                for member, event in enumerate(events):
                     self._inline[index + member] = event
         dicts = self._dicts
         if dicts is not None:
@@ -219,32 +224,71 @@ class EventStore(Sequence):
             if len(dicts) > self._keep_events or self._bytes > self._keep_bytes:
                 self._dicts = None
 
-    def extend(self, events: list, first_line: int, starts: list, ends: list, chunk_start: int) -> None:
-        """Record consecutive one-event lines of one chunk (`workbench.io.scan.BatchSink`): the
-        bulk form of `add` for lines that lie inside the current segment."""
-        count = len(events)
+    def extend(self, events: list, first_line: int, starts: list, ends: list, chunk_start: int,
+               rows: list | None = None) -> None:
+        """Record consecutive lines of one chunk (`workbench.io.scan.BatchSink`): the bulk form
+        of `add` for lines that lie inside the current segment, each one event or a packed row."""
         shift = chunk_start - self._segment_base
         if shift < 0 or (self._segment_end is not None and chunk_start + ends[-1] > self._segment_end):
-            for k in range(count):  # a line outside the segment: the general path
-                self.add(events[k:k + 1], first_line + k, chunk_start + starts[k], chunk_start + ends[k])
+            self._extend_lines(events, first_line, starts, ends, chunk_start, rows or [])
             return
+        index = len(self._type)
         codes = self._type_codes
         try:
             types = list(map(codes.__getitem__, map(_TYPE_OF, events)))
         except (KeyError, TypeError):
             code_of = self._code
             types = [code_of(event.get("type") if type(event) is dict else None) for event in events]
-        self._type.extend(types)
-        self._offset.extend(map(shift.__add__, starts) if shift else starts)
         lengths = list(map(_SUB, ends, starts))
-        self._length.extend(lengths)
-        self._line.extend(range(first_line, first_line + count))
+        if rows:  # packed rows: their events share the row's line
+            offsets: list = []
+            spans: list = []
+            lines: list = []
+            done = 0
+            for k, at, count in rows:
+                offsets += starts[done:k]
+                spans += lengths[done:k]
+                lines += range(first_line + done, first_line + k)
+                offsets += [starts[k]] * count
+                spans += [lengths[k]] * count
+                lines += [first_line + k] * count
+                self._packed_first.append(index + at)
+                self._packed_count.append(count)
+                done = k + 1
+            offsets += starts[done:]
+            spans += lengths[done:]
+            lines += range(first_line + done, first_line + len(starts))
+            self._offset.extend(map(shift.__add__, offsets) if shift else offsets)
+            self._length.extend(spans)
+            self._line.extend(lines)
+        else:
+            self._offset.extend(map(shift.__add__, starts) if shift else starts)
+            self._length.extend(lengths)
+            self._line.extend(range(first_line, first_line + len(starts)))
+        self._type.extend(types)
         dicts = self._dicts
         if dicts is not None:
             dicts.extend(events)
             self._bytes += sum(lengths)
             if len(dicts) > self._keep_events or self._bytes > self._keep_bytes:
                 self._dicts = None
+
+    def _extend_lines(self, events: list, first_line: int, starts: list, ends: list, chunk_start: int,
+                      rows: list) -> None:
+        """`extend` line by line through `add` (lines outside the current segment)."""
+        next_row = iter(rows)
+        row = next(next_row, None)
+        at = 0
+        for k in range(len(starts)):
+            if row is not None and row[0] == k:
+                _, at, count = row
+                self.add(events[at:at + count], first_line + k, chunk_start + starts[k], chunk_start + ends[k],
+                         packed=True)
+                at += count
+                row = next(next_row, None)
+            else:
+                self.add(events[at:at + 1], first_line + k, chunk_start + starts[k], chunk_start + ends[k])
+                at += 1
 
     def _code(self, kind: Any) -> int:
         """The small code of a ``type`` value (a new one for a value not seen yet)."""
@@ -258,6 +302,17 @@ class EventStore(Sequence):
             code = codes[kind] = len(self._types)
             self._types.append(kind)
         return code
+
+    def _member_of(self, index: int) -> int | None:
+        """The member number of an event of a packed v0 row (None: the event has its own line)."""
+        firsts = self._packed_first
+        if not firsts:
+            return None
+        row = bisect_right(firsts, index) - 1
+        if row < 0:
+            return None
+        member = index - firsts[row]
+        return member if member < self._packed_count[row] else None
 
     def _segment_of(self, index: int) -> int:
         return self._run_segments[bisect_right(self._run_starts, index) - 1]
@@ -303,7 +358,7 @@ class EventStore(Sequence):
         if inline is not None:
             return inline
         segment, offset = self._segment_of(index), self._offset[index]
-        member = self._members.get(index)
+        member = self._member_of(index)
         if member is not None and self._row_key == (segment, offset):
             return self._row[member]
         value = parse_line(self._source.read(segment, offset, self._length[index]))
@@ -325,6 +380,9 @@ class EventStore(Sequence):
         row_key: tuple[int, int] | None = None
         row: list = []
         read = self._source.read
+        firsts, counts = self._packed_first, self._packed_count
+        rows = len(firsts)
+        packed_at = 0  # the first packed row that does not end before `index`
         for index in range(len(self._type)):
             cached = self._inline.get(index)
             if cached is not None:
@@ -335,7 +393,9 @@ class EventStore(Sequence):
             if segment != window_segment or offset < window_start or offset + length > window_start + len(window):
                 window_segment, window_start = segment, offset
                 window = read(segment, offset, max(WINDOW, length))
-            member = self._members.get(index)
+            while packed_at < rows and firsts[packed_at] + counts[packed_at] <= index:
+                packed_at += 1
+            member = index - firsts[packed_at] if packed_at < rows and firsts[packed_at] <= index else None
             if member is not None and row_key == (segment, offset):
                 yield row[member]
                 continue
