@@ -1,0 +1,89 @@
+"""Meters over a lazily parsed store: `iter_positions` yields what reading by position yields,
+whatever the positions (dense or sparse, ascending or not, duplicates, out of range), and
+`LogTokens` counts a lazy log exactly like the same log kept in memory."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from workbench.core.load import evaluate_path
+from workbench.core.tokens.counts import LogTokens
+from workbench.core.tokens.meters import iter_positions
+
+CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"
+REAL_V4 = sorted((CORPUS / "dsh-real-v4").glob("*.jsonl*")) if CORPUS.is_dir() else []
+FIXTURES = sorted((CORPUS / "dsh-fixtures").glob("*.jsonl*")) if CORPUS.is_dir() else []
+PICKED = [max(REAL_V4, key=lambda p: p.stat().st_size)] if REAL_V4 else []
+PICKED += [max(FIXTURES, key=lambda p: p.stat().st_size)] if FIXTURES else []
+needs_corpus = pytest.mark.skipif(not PICKED, reason="../shared/corpus is absent")
+
+
+class _Lazy(Sequence):
+    """A list posing as a lazily parsed store, counting reads by position and in order."""
+
+    lazy = True
+
+    def __init__(self, items: list) -> None:
+        self._items = items
+        self.random_reads = 0
+        self.iterated = 0
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __getitem__(self, index):  # type: ignore[override]
+        self.random_reads += 1
+        return self._items[index]
+
+    def __iter__(self):
+        for item in self._items:
+            self.iterated += 1
+            yield item
+
+
+ITEMS = [{"seq": i} for i in range(40)]
+
+
+@pytest.mark.parametrize("positions", [
+    pytest.param(None, id="all"),
+    pytest.param(list(range(0, 40, 2)), id="dense-ascending"),
+    pytest.param(range(5, 40, 3), id="range"),
+    pytest.param([39], id="sparse"),
+    pytest.param([7, 3, 9, 1, 30, 2], id="unsorted"),
+    pytest.param([1, 1, 2, 3, 5, 8], id="duplicates"),
+    pytest.param([], id="none"),
+])
+def test_iter_positions_matches_reads_by_position(positions) -> None:
+    want = [(p, ITEMS[p]) for p in (range(40) if positions is None else positions)]
+    assert list(iter_positions(ITEMS, positions)) == want
+    assert list(iter_positions(_Lazy(ITEMS), positions)) == want
+
+
+def test_dense_ascending_positions_read_a_lazy_store_in_order() -> None:
+    lazy = _Lazy(ITEMS)
+    list(iter_positions(lazy, range(0, 40, 2)))
+    assert (lazy.random_reads, lazy.iterated) == (0, 40)
+    lazy = _Lazy(ITEMS)
+    list(iter_positions(lazy, [3, 30]))  # sparse: read by position
+    assert (lazy.random_reads, lazy.iterated) == (2, 0)
+
+
+def test_out_of_range_position_raises_like_a_read() -> None:
+    with pytest.raises(IndexError):
+        list(iter_positions(_Lazy(ITEMS), list(range(0, 40, 2)) + [40]))
+
+
+@needs_corpus
+@pytest.mark.parametrize("path", PICKED, ids=[p.name for p in PICKED])
+@pytest.mark.parametrize("meter", ["dsh", "o200k"])
+def test_lazy_log_counts_equal_kept(path: Path, meter: str) -> None:
+    counts = []
+    for keep in (None, {"keep_events": 0, "keep_bytes": 0}):
+        log = evaluate_path(path, keep=keep).log
+        assert bool(getattr(log.events, "lazy", False)) is (keep is not None)
+        counts.append(LogTokens(log.events, version=log.format_version, progress=False).prices(meter))
+    assert np.array_equal(counts[0], counts[1])
+    assert counts[0].sum() > 0
