@@ -20,7 +20,8 @@ from workbench.core.compaction.audit import (
 from workbench.core.compaction.brackets import compactions
 from workbench.core.compaction.checks import compaction_checks
 from workbench.core.compaction.probe import (
-    _FACTS, _PLAIN_FACTS, cache_break, lost_probe, message_text, probe_facts, text_facts)
+    _FACTS, _PATTERNS, _PLAIN_FACTS, LineFacts, cache_break, lost_probe, message_text,
+    probe_facts, text_facts)
 from workbench.core.load import evaluate_path, load_log
 from workbench.core.requests import iter_attempts
 
@@ -177,7 +178,7 @@ def test_v4_projection_and_developer_message_reach_the_compared_requests(tmp_pat
 
 # -- the fact scan ---------------------------------------------------------------------------------
 
-_PIECES = list("aAbeEfFtTxrhpsz:/._-@+~ \t\n0123456789,;()[]{}<>\"'`ZIıſKµé_") + [
+_PIECES = list("aAbeEfFtTxrhpsz:/._-@+~ \t\n\u00a0\u2003\x0b0123456789,;()[]{}<>\"'`ZIıſKµé_") + [
     "http://", "https://", "Error", "Exception", "exit code: ", "exit code ", "error", "Traceback",
     "FATAL", ".py", ".json", ".ts", "../", "~/", "ERR_X", "-a.py", "parseConfig", "snake_case"]
 
@@ -190,6 +191,14 @@ def _matches(pattern, text: str) -> list[tuple[str | None, int, int]]:
 @given(st.lists(st.sampled_from(_PIECES), max_size=40).map("".join))
 def test_fast_fact_scan_matches_the_plain_patterns(text: str) -> None:
     assert _matches(_FACTS, text) == _matches(_PLAIN_FACTS, text)
+    names = {f"g{i}": name for i, (name, _) in enumerate(_PATTERNS)}
+    plain = []
+    for m in _PLAIN_FACTS.finditer(text):
+        name, value = names[m.lastgroup], m.group()
+        plain.append((name, value.rstrip(".,;:") if name in ("urls", "paths") else value.strip()))
+    assert text_facts(text) == plain
+    scan = LineFacts()
+    assert scan(text) == plain and scan(text + "\n" + text) == plain + plain
 
 
 @settings(max_examples=500, deadline=None)

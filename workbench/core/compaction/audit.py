@@ -38,8 +38,10 @@ timeline, not a few hundred random reads per attempt.
 """
 from __future__ import annotations
 
+import gc
 from bisect import bisect_right
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -277,7 +279,7 @@ def _read_facts(found: Compactions, events: Sequence[Mapping[str, Any]], version
     if attempts is None and version < 4 and getattr(events, "lazy", False):
         plan.request(timeline.appended_through(timeline.end_seq))
         plan.request(r.seq for r in timeline.replacements)
-        facts = AuditFacts(events, timeline, plan, version=version)
+        facts = AuditFacts(events, timeline, plan, version=version, price=found.price)
         found_attempts = sorted(iter_attempts(facts.stream(), version=version),
                                 key=lambda a: a.before)
         return facts, hidden_sets, found_attempts
@@ -288,7 +290,8 @@ def _read_facts(found: Compactions, events: Sequence[Mapping[str, Any]], version
         if before is not None and after is not None and record.replacement_seq is not None:
             plan.request(timeline.surface_at(before.before - 1))
             plan.request(timeline.surface_at(after.before - 1))
-    return AuditFacts.read(events, timeline, plan, version=version), hidden_sets, attempts
+    facts = AuditFacts.read(events, timeline, plan, version=version, price=found.price)
+    return facts, hidden_sets, attempts
 
 
 def audit_events(events: Sequence[Mapping[str, Any]], *, version: int,
@@ -303,6 +306,29 @@ def audit_events(events: Sequence[Mapping[str, Any]], *, version: int,
     relationships while it scans) and `attempts` when the model calls are (`requests.
     iter_attempts`, any order); otherwise they are computed here. Everything the checks read
     from the events is read once, in seq order (`sweep`)."""
+    with paused_gc():
+        return _audit(events, version, meta, session_id, inherited_event_count, found, protocol,
+                      attempts)
+
+
+@contextmanager
+def paused_gc() -> Iterator[None]:
+    """The cyclic GC paused (as the loader does while it scans): the audit builds many small
+    acyclic containers (facts, surfaces), and a collection every few hundred allocations would
+    rescan the whole heap again and again (a tenth of the audit's time)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _audit(events: Sequence[Mapping[str, Any]], version: int, meta: Mapping[str, Any] | None,
+           session_id: str | None, inherited_event_count: int, found: Compactions | None,
+           protocol: Sequence[ProtocolViolation] | None, attempts: Sequence[Attempt] | None
+           ) -> AuditReport:
     if found is None:
         found = compactions(events, version=version)
     timeline, price = found.timeline, found.price

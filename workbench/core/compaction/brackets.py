@@ -35,7 +35,7 @@ from workbench.core.compaction.invariant import is_checkpoint_replacement as _is
 from workbench.core.compaction.prunes import PruneRecord, prune_record
 from workbench.core.compaction.sparse import type_reader
 from workbench.core.timeline import SurfaceTimeline
-from workbench.core.tokens.heuristic import estimate_message, node_price
+from workbench.core.tokens.heuristic import estimate_message, message_types, node_price
 from workbench.io.jsjson import ABSENT, deep_equal
 
 Status = Literal["completed", "failed", "interrupted", "stale"]
@@ -365,8 +365,10 @@ class _PricedEvents(Sequence):
         prices, version = self._prices, self._version
         del prices[:]
         append = prices.append
+        priced = message_types(version)   # every other type prices 0
         for event in self._events:
-            append(node_price(event, version=version))
+            append(node_price(event, version=version)
+                   if type(event) is dict and event.get("type") in priced else 0)
             yield event
 
     def price(self) -> Callable[[int], int]:

@@ -35,9 +35,11 @@ class Check:
 def _seqs(seqs: Sequence[Any] | None, limit: int = 12) -> str:
     if seqs is None:
         return "none"
-    items = [js_str(s) for s in seqs]
-    if len(items) > limit:
-        items = items[:limit // 2] + ["…"] + items[-(limit // 2):]
+    if len(seqs) > limit:
+        half = limit // 2
+        items = [*map(js_str, seqs[:half]), "…", *map(js_str, seqs[len(seqs) - half:])]
+    else:
+        items = [js_str(s) for s in seqs]
     return "[" + ", ".join(items) + "]"
 
 

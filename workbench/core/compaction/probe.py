@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import chain
 from typing import Any
 
 from workbench.core.requests import Attempt, rebuild_request
@@ -71,7 +72,12 @@ span, so a URL is not also a path and a path not also an identifier. The categor
 marker group closing the alternative that matched."""
 _PLAIN_FACTS = re.compile("|".join(f"(?P<g{i}>{p})" for i, (_, p) in enumerate(_PATTERNS)))
 """The readable form of `_FACTS` (same matches, several times slower); the tests compare them."""
-_GROUP_CATEGORY = {f"g{i}": name for i, (name, _) in enumerate(_PATTERNS)}
+_GROUP_KIND: dict[int, tuple[str, Any]] = {
+    i + 1: (name, {0: lambda v: v.rstrip(".,;:"), 6: str.strip}.get(i))
+    for i, (name, _) in enumerate(_PATTERNS)}
+"""Marker group number -> (category, how the matched text is trimmed, None: as it is). A URL
+loses trailing `.,;:` and an error line its surrounding blanks; no other fact can end with that
+punctuation (a path ends on a word character, `@`, `+` or `-`) or start or end with a blank."""
 
 CATEGORIES = ("paths", "identifiers", "errors", "numbers", "urls")
 
@@ -112,12 +118,39 @@ def text_facts(text: str) -> list[tuple[str, str]]:
     hidden messages are scanned one by one (`probe_facts` merges them)."""
     out = []
     append = out.append
-    category = _GROUP_CATEGORY
+    kinds = _GROUP_KIND
     for match in _FACTS.finditer(text):
-        name = category[match.lastgroup]  # type: ignore[index]
-        value = match.group()
-        append((name, value.rstrip(".,;:") if name in ("urls", "paths") else value.strip()))
+        name, trim = kinds[match.lastindex]  # type: ignore[index]
+        append((name, match.group() if trim is None else trim(match.group())))
     return out
+
+
+class LineFacts:
+    """`text_facts` line by line, remembering the facts of the lines it has scanned (exact, see
+    `text_facts`): logs repeat lines (file reads, command output, argument boilerplate, the
+    checkpoint preamble of every nested checkpoint), and a dictionary lookup is far cheaper than
+    a scan. At most `LINES` lines of up to `LINE_CHARS` characters are kept."""
+
+    LINES = 1 << 16
+    LINE_CHARS = 2048
+
+    def __init__(self) -> None:
+        self._known: dict[str, list[tuple[str, str]]] = {}
+
+    def __call__(self, text: str) -> list[tuple[str, str]]:
+        known = self._known
+        out: list[tuple[str, str]] = []
+        for line in text.split("\n"):
+            facts = known.get(line)
+            if facts is None:
+                facts = text_facts(line)
+                if len(line) <= self.LINE_CHARS:
+                    if len(known) >= self.LINES:
+                        known.clear()
+                    known[line] = facts
+            if facts:
+                out += facts
+        return out
 
 
 def extract_facts(text: str) -> dict[str, list[str]]:
@@ -163,14 +196,13 @@ def probe_facts(parts: Iterable[tuple[int, Sequence[tuple[str, str]]]], summary:
                 ) -> LostProbe:
     """`lost_probe` from each hidden message's `(len(message_text), text_facts)`, in hidden
     order: the same result without joining the texts (see `text_facts`)."""
-    found: dict[str, dict[str, None]] = {c: {} for c in CATEGORIES}
-    chars = count = 0
-    for length, facts in parts:
-        chars += length
-        count += 1
-        for name, value in facts:
-            found[name][value] = None
-    return _probe(chars + max(count - 1, 0), {c: list(v) for c, v in found.items()}, summary)
+    lengths: list[int] = []
+    distinct = dict.fromkeys(chain.from_iterable(
+        facts for length, facts in parts if lengths.append(length) is None))
+    found: dict[str, list[str]] = {c: [] for c in CATEGORIES}
+    for name, value in distinct:
+        found[name].append(value)
+    return _probe(sum(lengths) + max(len(lengths) - 1, 0), found, summary)
 
 
 def _probe(hidden_chars: int, facts: Mapping[str, list[str]], summary: Any) -> LostProbe:

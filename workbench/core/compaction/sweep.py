@@ -27,18 +27,19 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_left
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from workbench.core.compaction.pairing import ToolPairingError, event_delta
-from workbench.core.compaction.probe import CacheBreak, LostProbe, message_text, probe_facts
-from workbench.core.compaction.probe import text_facts
+from workbench.core.compaction.probe import (
+    CacheBreak, LineFacts, LostProbe, message_text, probe_facts)
 from workbench.core.compaction.sparse import read_in_order, seqs_of_type
 from workbench.core.header import canonical_header
 from workbench.core.projection import derive_message
 from workbench.core.requests import Attempt
 from workbench.core.timeline import SurfaceTimeline
+from workbench.core.tokens.heuristic import derive_message as node_message
 from workbench.core.tokens.heuristic import estimate_header, estimate_message
 from workbench.io.jsjson import deep_equal
 
@@ -85,8 +86,11 @@ class AuditFacts:
     """Per-seq facts of the planned nodes and the finished probes (module doc)."""
 
     def __init__(self, events: Sequence[Mapping[str, Any]], timeline: SurfaceTimeline,
-                 plan: AuditPlan, *, version: int) -> None:
+                 plan: AuditPlan, *, version: int, price: Callable[[int], int] | None = None
+                 ) -> None:
         self.events = events
+        self._node_price = price
+        self._facts = LineFacts()
         self.timeline = timeline
         self.version = version
         n = len(events)
@@ -113,9 +117,12 @@ class AuditFacts:
 
     @classmethod
     def read(cls, events: Sequence[Mapping[str, Any]], timeline: SurfaceTimeline,
-             plan: AuditPlan, *, version: int) -> AuditFacts:
-        """Read the planned seqs (in order, `sparse.read_in_order`) and return the facts."""
-        facts = cls(events, timeline, plan, version=version)
+             plan: AuditPlan, *, version: int, price: Callable[[int], int] | None = None
+             ) -> AuditFacts:
+        """Read the planned seqs (in order, `sparse.read_in_order`) and return the facts.
+        `price` is the node price by seq when known (`heuristic.node_price`): a message the
+        node derives as it is prices the same, so it is not priced again."""
+        facts = cls(events, timeline, plan, version=version, price=price)
         visit = facts._visit
         for seq, event in read_in_order(events, sorted(facts._nodes | facts._header_seqs)):
             visit(seq, event)
@@ -141,26 +148,42 @@ class AuditFacts:
             if isinstance(data, dict) and canonical_header(data.get("header"),
                                                            version=version) is not None:
                 self.headers.append(seq)
-        if seq not in self._nodes:
-            return
+            if seq not in self._nodes:
+                return
         if event.get("seq") != seq:
             self.misplaced.add(seq)
-        if event.get("type") in _TRANSCRIPT_TYPES and event.get("surfaceOp") != "append":
-            self.rewritten.add(seq)
-        self.delta[seq] = event_delta(event)
+        kind = event.get("type")
+        if kind in _TRANSCRIPT_TYPES:
+            if event.get("surfaceOp") != "append":
+                self.rewritten.add(seq)
+            if kind == "tool/result":
+                self.delta[seq] = -1
+            elif kind == "assistant/message":
+                self.delta[seq] = event_delta(event)
         derived = derive_message(event, version=version)
-        self.message[seq] = _price(derived, version)
+        if derived is None:
+            self.message[seq] = NO_MESSAGE
+        elif isinstance(derived, dict) and derived.get("role") == "developer":
+            self.message[seq] = DEVELOPER
+        elif self._node_price is not None and node_message(event, version=version) is derived:
+            self.message[seq] = self._node_price(seq)   # node_price prices that very message
+        else:
+            self.message[seq] = estimate_message(derived, version=version)
         wanted = self._wanted.get(seq)
         if wanted is None:
             return
+        # An `image/offload` projection only marks image blocks (v4 §4.8) and the text probe
+        # reads no image, so the projected message has the text of the derived one.
+        text = None if derived is None else message_text(derived)
+        facts = None if text is None else (len(text), self._facts(text))
         for key, position in wanted:
             job = self._plan.probes[key]
-            projected = (self.timeline.projected_at(seq, job.at) if self._projections
-                         else None)
-            shown = derived if projected is None else projected
+            shown = derived
+            if derived is None and self._projections:
+                shown = self.timeline.projected_at(seq, job.at)
             if shown is not None:
-                text = message_text(shown)
-                job.parts[position] = (len(text), text_facts(text))
+                job.parts[position] = facts if shown is derived else (
+                    len(message_text(shown)), self._facts(message_text(shown)))
             job.pending -= 1
             if job.pending == 0:
                 self._finish(key, job)
