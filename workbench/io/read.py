@@ -38,6 +38,10 @@ from workbench.io.store import BytesSource, EventStore, FileSource, FrameSource
 CHUNK = 8 * 1024 * 1024
 """Bytes read per step from a raw file (the file is never held whole in memory)."""
 
+RUN_BYTES = 64 * 1024
+"""Plaintext of consecutive zstd frames scanned at once (one event-store segment): a writer's
+frames hold a few KiB each, and scanning them one by one costs more than decompressing them."""
+
 class Observer(Protocol):
     """Sees the log while it is scanned: `start` once rows can be read (with the header and the
     event store being filled), then `accept` with the events each accepted line adds, in order."""
@@ -261,23 +265,45 @@ def _scan_zstd(reader: _Reader, data: bytes | memoryview, compressed: Any, path:
         return reader.build(path, "zstd", byte_length)
     scanner = reader.scanner
     store = reader.store
+    source.add_segment(0, 1)  # the header frame
     total = len(first)
+    pending: list[bytes] = []  # decoded frames not yet scanned, from frame `run`
+    pending_bytes = 0
+    run = 1
+
+    def scan_pending(stop: int) -> None:
+        nonlocal pending_bytes, run
+        if pending:
+            store.begin_segment(source.add_segment(run, stop), scanner.input_bytes, None)
+            scanner.write(pending[0] if len(pending) == 1 else b"".join(pending))
+            pending.clear()
+        pending_bytes, run = 0, stop
+
     for index in range(1, count):
         start, end = starts[index], ends[index]
+        problem = None
         try:
             plaintext = zstd.decode_frame(data[start:end], start)
+            total += len(plaintext)
+            if total > zstd.MAX_TOTAL_OUTPUT:
+                problem = ScanIssue("zstd_output_limit", f"Zstandard log expands beyond {zstd.MAX_TOTAL_OUTPUT} bytes",
+                                    frame=index + 1, byte_offset=start)
         except IssueError as exc:
-            reader.fail(ScanIssue(exc.issue.kind, exc.issue.message, frame=index + 1, byte_offset=start))
+            problem = ScanIssue(exc.issue.kind, exc.issue.message, frame=index + 1, byte_offset=start)
+        if problem is not None:  # the frames before it are scanned first: they may end reading
+            scan_pending(index)
+            if scanner.stopped:
+                break
+            reader.fail(problem)
             return reader.build(path, "zstd", byte_length)
-        total += len(plaintext)
-        if total > zstd.MAX_TOTAL_OUTPUT:
-            reader.fail(ScanIssue("zstd_output_limit", f"Zstandard log expands beyond {zstd.MAX_TOTAL_OUTPUT} bytes",
-                                  frame=index + 1, byte_offset=start))
-            return reader.build(path, "zstd", byte_length)
-        store.begin_segment(index, scanner.input_bytes, None)
-        scanner.write(plaintext)
-        if scanner.stopped:
-            break
+        pending.append(plaintext)
+        pending_bytes += len(plaintext)
+        if pending_bytes >= RUN_BYTES:
+            scan_pending(index + 1)
+            if scanner.stopped:
+                break
+    else:
+        scan_pending(count)
     if not reader.end_scan():
         return reader.build(path, "zstd", byte_length)
     if scanner.committed_bytes != scanner.input_bytes:
@@ -288,7 +314,7 @@ def _scan_zstd(reader: _Reader, data: bytes | memoryview, compressed: Any, path:
     complete = scanner.event_count
     if scan.torn_start is not None:
         recovered = zstd.decode_torn_prefix(data[scan.torn_start:])
-        store.begin_segment(count, scanner.input_bytes, None)
+        store.begin_segment(source.torn_segment, scanner.input_bytes, None)
         scanner.write(recovered)
         reader.defects.append(Defect(
             "zstd_torn_frame", f"incomplete final frame at byte {scan.torn_start} "

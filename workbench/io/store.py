@@ -98,10 +98,12 @@ class FileSource(Source):
 
 
 class FrameSource(Source):
-    """A zstd log: segment k is the plaintext of frame k, decompressed on demand (LRU).
+    """A zstd log: segment k is the plaintext of a run of consecutive frames, decompressed on
+    demand (LRU); the reader registers the runs with `add_segment` (the scan hands the scanner
+    a run at once: tens of frames of a few KiB each cost far less together).
 
-    Frame k (0-based) spans ``starts[k]..ends[k]`` of the compressed file; segment
-    ``len(starts)`` is the torn final frame ``torn_start..torn_end``, if any.
+    Frame k (0-based) spans ``starts[k]..ends[k]`` of the compressed file; the segment after the
+    registered ones (`torn_segment`) is the torn final frame ``torn_start..torn_end``, if any.
     """
 
     def __init__(self, compressed: Source, starts: array, ends: array, torn: tuple[int, int] | None,
@@ -110,17 +112,34 @@ class FrameSource(Source):
         self.starts, self.ends, self.torn = starts, ends, torn
         self._decode = decode
         self._cache: OrderedDict[int, bytes] = OrderedDict()
+        self._first = array("q")  # segment k holds frames _first[k] .. _stop[k] - 1
+        self._stop = array("q")
+
+    def add_segment(self, first: int, stop: int) -> int:
+        """Register frames ``first .. stop - 1`` as the next segment; returns its number."""
+        self._first.append(first)
+        self._stop.append(stop)
+        return len(self._first) - 1
+
+    @property
+    def torn_segment(self) -> int:
+        """The segment number of the torn final frame (after every registered segment)."""
+        return len(self._first)
 
     def plaintext(self, segment: int) -> bytes:
         cached = self._cache.get(segment)
         if cached is not None:
             self._cache.move_to_end(segment)
             return cached
-        if segment < len(self.starts):
-            start, end, torn = self.starts[segment], self.ends[segment], False
+        if segment < len(self._first):
+            first, stop = self._first[segment], self._stop[segment]
+            base = self.starts[first]
+            compressed = self.compressed.read(0, base, self.ends[stop - 1] - base)
+            data = b"".join(self._decode(compressed[self.starts[k] - base:self.ends[k] - base], self.starts[k], False)
+                            for k in range(first, stop))
         else:
-            (start, end), torn = self.torn, True  # type: ignore[misc]
-        data = self._decode(self.compressed.read(0, start, end - start), start, torn)
+            start, end = self.torn  # type: ignore[misc]
+            data = self._decode(self.compressed.read(0, start, end - start), start, True)
         self._cache[segment] = data
         if len(self._cache) > CACHE_FRAMES:
             self._cache.popitem(last=False)
