@@ -256,15 +256,19 @@ class _TokenizerMeter:
             return counts
         where = np.asarray(nodes, dtype=np.int64)
         counts[where] = self.framing
-        # one entry per piece, empty pieces included (they encode to nothing)
-        sizes = list(accumulate(map(len, texts)))
+        # One entry per piece, empty pieces included (they encode to nothing). A text is encoded
+        # once however often it occurs (tool names, repeated prompts and outputs): identical
+        # texts have identical counts, and hashing costs far less than encoding.
+        distinct = list(dict.fromkeys(texts))
+        sizes = list(accumulate(map(len, distinct)))
         bar = _progress_bar(sizes[-1] if sizes else 0, progress, f"{self.name} tokens")
         try:
-            lengths = self._batched(texts, sizes, bar)
+            encoded = dict(zip(distinct, self._batched(distinct, sizes, bar)))
         finally:
             if bar is not None:
                 bar.close()
         if texts:
+            lengths = list(map(encoded.__getitem__, texts))
             per_node = np.diff(np.asarray(ends, dtype=np.int64), prepend=0)
             owners = np.repeat(where, per_node)
             counts += np.bincount(owners, weights=np.asarray(lengths, dtype=np.float64),
