@@ -15,39 +15,14 @@ from workbench.core.tokens.heuristic import node_price
 from workbench.io.jsjson import js_len, loads
 from workbench.io.rows_v0 import decode_storage_record
 
-TOOLS = [{"name": "read", "description": "Read a file", "parameters": {"type": "object"}}]
+from tour_script import TOOLS, tour_script
 
 
 def script(version: int, **kw) -> LogBuilder:
     """Two turns with tools, a prune, and completed / nested / failed / manual / interrupted
     brackets."""
-    b = LogBuilder(version=version, session_id="session-test", **kw)
-    with b.turn():
-        with b.step():
-            b.system("You are a coding agent.")
-            b.user("Upgrade dependencies")
-            b.request_header(tools=TOOLS, max_tokens=2048)
-            a = b.assistant("Reading both files to see which dependencies are pinned and how.",
-                            reasoning="Look first.",
-                            tool_calls=[("read", {"path": "pyproject.toml"}),
-                                        ("read", {"path": "setup.cfg"})])
-            b.tool_result(a.call_ids[0], text="[project]\nname = 'x'\n" * 300)
-            b.tool_result(a.call_ids[1], text="nothing here")
-        with b.step():
-            b.assistant("Both read.")
-    with b.turn():
-        b.prune(b.surface[-3], head=100, tail=50)
-        b.compact(summary="The user asked for an upgrade.")
-        with b.step():
-            b.user("Continue.")
-            b.assistant("Continuing.")
-        b.compact(summary="Nested summary.")
-    b.compact(summary="too big", error="summary is not smaller than the shadowed content "
-                                        "(9 estimated framed tokens >= 3)")
-    b.compact(summary="Manual summary.", command=True)
-    b.compact(summary="never finished", interrupted=True)
-    b.end_seed()
-    return b
+    return tour_script(version, first_reply="Reading both files to see which dependencies are "
+                                            "pinned and how.", **kw)
 
 
 @pytest.fixture(params=[0, 4], ids=["v0", "v4"])
