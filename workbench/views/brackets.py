@@ -8,17 +8,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import plotly.graph_objects as go
-
 from workbench.views.data import ViewData, view_data
-from workbench.views.figures import CURSOR_SHAPE, bracket_chart_figure, move_cursor
-from workbench.views.state import Panel, StepState, state_for
+from workbench.views.figure_panel import FigurePanel
+from workbench.views.figures import bracket_chart_figure
+from workbench.views.state import StepState, state_for
 
 if TYPE_CHECKING:
     from workbench.session import Session
 
 
-class BracketChart(Panel):
+class BracketChart(FigurePanel):
     """The compaction attempts of a session with a cursor at `state.step`."""
 
     title = "bracket chart"
@@ -29,22 +28,6 @@ class BracketChart(Panel):
         frame = self.data.compactions
         title = (f"Compaction attempts ({len(frame)})" if len(frame)
                  else "Compaction attempts: none in this log")
-        self.figure = go.FigureWidget(bracket_chart_figure(frame, cursor=state.step,
-                                                           title=title))
-        self.figure.layout.xaxis.range = [-0.5, self.data.last_seq + 0.5]
-        for trace in self.figure.data:
-            trace.on_click(self._clicked)
-        super().__init__(state, (self.figure,), own_state=own)
-        self.add_class("wb-bracket-chart")
-
-    @property
-    def cursor(self) -> float:
-        return self.figure.layout.shapes[CURSOR_SHAPE].x0
-
-    def _clicked(self, _trace, points, _selector) -> None:
-        if points.xs:
-            self.state.move(int(round(points.xs[0])))
-
-    def _render(self, change: dict | None = None) -> None:
-        with self.figure.batch_update():
-            move_cursor(self.figure, self.state.step)
+        figure = bracket_chart_figure(frame, cursor=state.step, title=title)
+        figure.update_xaxes(range=[-0.5, self.data.last_seq + 0.5])
+        super().__init__(state, figure, own_state=own, css_class="wb-bracket-chart")

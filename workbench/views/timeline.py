@@ -14,11 +14,10 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import pandas as pd
-import plotly.graph_objects as go
-
 from workbench.views.data import ViewData, view_data
-from workbench.views.figures import CURSOR_SHAPE, move_cursor, token_timeline_figure
-from workbench.views.state import Panel, StepState, state_for
+from workbench.views.figure_panel import FigurePanel
+from workbench.views.figures import token_timeline_figure
+from workbench.views.state import StepState, state_for
 
 if TYPE_CHECKING:
     from workbench.session import Session
@@ -38,7 +37,7 @@ def timeline_frame_with_prompt(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.assign(**{PROMPT_COLUMN: total.where(reported, pd.NA).astype("Int64")})
 
 
-class TokenTimeline(Panel):
+class TokenTimeline(FigurePanel):
     """The token timeline of a session with a cursor at `state.step`."""
 
     title = "token timeline"
@@ -53,21 +52,4 @@ class TokenTimeline(Panel):
             timeline_frame_with_prompt(frame), usage=[PROMPT_COLUMN],
             context_window=self.data.context_window, brackets=self.data.compactions,
             cursor=state.step, title="Surface tokens and provider-reported prompt")
-        self.figure = go.FigureWidget(figure)
-        for trace in self.figure.data:
-            trace.on_click(self._clicked)
-        super().__init__(state, (self.figure,), own_state=own)
-        self.add_class("wb-token-timeline")
-
-    @property
-    def cursor(self) -> float:
-        """The seq the cursor is drawn at."""
-        return self.figure.layout.shapes[CURSOR_SHAPE].x0
-
-    def _clicked(self, _trace, points, _selector) -> None:
-        if points.xs:
-            self.state.move(int(round(points.xs[0])))
-
-    def _render(self, change: dict | None = None) -> None:
-        with self.figure.batch_update():
-            move_cursor(self.figure, self.state.step)
+        super().__init__(state, figure, own_state=own, css_class="wb-token-timeline")
