@@ -1,9 +1,10 @@
-"""The one-pass compaction audit (`workbench.core.compaction.sweep`) gives exactly what the
-per-attempt reference computations give: pairing from each node's event, lost facts from the
+"""The one-pass compaction audit (`workbench.core.compaction.sweep`, `eventfacts`) gives
+exactly what the per-attempt reference computations give: pairing from each node's event, lost facts from the
 joined hidden text, the cache break from two rebuilt requests. Checked on generated logs with
 every kind of attempt (pressure, overflow, manual, failed with and without a summary, a rejected
 checkpoint, interrupted and stale brackets, prunes, header changes, a v4 developer message and
-an image offload), in memory and lazily parsed; and the fast fact scan against the plain
+an image offload), in memory and lazily parsed, with the facts collected during the audit's own
+fold, read in a pass of their own or fed by a caller; and the fast fact scan against the plain
 patterns."""
 from __future__ import annotations
 
@@ -16,14 +17,16 @@ from hypothesis import strategies as st
 
 from workbench.build import LogBuilder
 from workbench.core.compaction.audit import (
-    CompactionAudit, _attempt_around, _hidden_set, audit_log)
-from workbench.core.compaction.brackets import compactions
+    CompactionAudit, _attempt_around, _hidden_set, audit_events, audit_log, loader_protocol)
+from workbench.core.compaction.brackets import compactions, price_cache
+from workbench.core.compaction.eventfacts import EventFacts
 from workbench.core.compaction.checks import compaction_checks
 from workbench.core.compaction.probe import (
     _FACTS, _PATTERNS, _PLAIN_FACTS, LineFacts, cache_break, lost_probe, message_text,
     probe_facts, text_facts)
 from workbench.core.load import evaluate_path, load_log
 from workbench.core.requests import iter_attempts
+from workbench.core.timeline import SurfaceTimeline
 
 TOOLS = [{"name": n, "description": f"{n} tool", "parameters": {"type": "object"}}
          for n in ("read", "grep", "bash")]
@@ -158,6 +161,27 @@ def test_audit_equals_the_per_attempt_reference(generated: Path, lazy: bool) -> 
     log = evaluate_path(generated, keep=keep).log
     assert bool(getattr(log.events, "lazy", False)) == lazy and log.verdict != "refused"
     assert audit_log(log).as_json()["compactions"] == _reference(load_log(generated))
+
+
+@pytest.mark.parametrize("how", ["own-timeline", "fed-facts"])
+def test_audit_on_a_callers_timeline_equals_the_reference(generated: Path, how: str) -> None:
+    """A caller that folds the log itself (a session) hands its timeline and prices over: the
+    audit then reads what it needs in its own pass (v0: riding on the attempts' pass), or from
+    facts the caller fed during its fold."""
+    log = evaluate_path(generated, keep={"keep_events": 0, "keep_bytes": 0}).log
+    version = log.format_version or 0
+    timeline = SurfaceTimeline(log.events, version=version)
+    facts = None
+    if how == "fed-facts":
+        facts = EventFacts.for_log(log.events, version=version)
+        for seq, event in enumerate(log.events):
+            facts.feed(seq, event)
+    found = compactions(log.events, version=version, timeline=timeline,
+                        price=price_cache(log.events, version=version), facts=facts)
+    assert (found.facts is None) == (how == "own-timeline")
+    report = audit_events(log.events, version=version, found=found,
+                          protocol=loader_protocol(log))
+    assert report.as_json()["compactions"] == _reference(load_log(generated))
 
 
 def test_v4_projection_and_developer_message_reach_the_compared_requests(tmp_path: Path) -> None:

@@ -13,7 +13,8 @@ Spec v0 §5 / v4 §5. Modules, one concept each:
 * `pruner` — `resolve_config`, `prune_content` (code points);
 * `invariant` — the v0 compaction invariant replayed over a log (v4: `core.relationships`);
 * `audit`, `checks`, `probe` — the acceptance table per compaction, lost facts, cache break;
-* `sweep` — everything the audit reads from the events, planned and read in one in-order pass;
+* `eventfacts`, `sweep` — what the audit reads from the events (per-seq facts collected in one
+  in-order pass: the fold's own, or one over the planned seqs) and the checks' answers from them;
 * `sparse` — type-only views and in-order reads of a large lazily parsed log.
 """
 from workbench.core.compaction.audit import (

@@ -31,10 +31,11 @@ fold violation are reported beside the tables and make the audit fail as well. R
 belong to no compaction and no prune are listed as unpriced (v0 §5.10 step 5): a finding, not a
 failure, since the format does not forbid them.
 
-Cost: the audit plans what its checks read (`sweep.AuditPlan`: the hidden nodes, the surfaces
-around each checkpoint and around the two requests it compares) and reads those events once, in
-seq order (`sweep.AuditFacts`), so a 1.3M-event log costs one pass over the events besides the
-timeline, not a few hundred random reads per attempt.
+Cost: what the checks read from the events is a small pure function of each event
+(`eventfacts.EventFacts`). When the audit folds the log itself, those facts are collected in the
+fold's own pass (`brackets.compactions`), so `workbench audit` on a 1.3M-event v4 log parses it
+once; on a caller's timeline (`found=`) the audit plans the seqs it needs (`sweep.AuditPlan`) and
+reads them once, in seq order. Either way: no random read per node and attempt.
 """
 from __future__ import annotations
 
@@ -52,7 +53,8 @@ from workbench.core.compaction.checks import (
 from workbench.core.compaction.invariant import check_compaction_invariant
 from workbench.core.compaction.probe import CacheBreak, LostProbe
 from workbench.core.compaction.sparse import read_in_order, seqs_of_type, sparse, type_reader
-from workbench.core.compaction.sweep import AuditFacts, AuditPlan
+from workbench.core.compaction.eventfacts import EventFacts
+from workbench.core.compaction.sweep import AuditFacts, AuditPlan, feeding
 from workbench.core.relationships import check_relationships
 from workbench.core.requests import Attempt, iter_attempts
 from workbench.core.timeline import SurfaceTimeline
@@ -270,27 +272,30 @@ def _around(found: Compactions, attempts: Sequence[Attempt]
 def _read_facts(found: Compactions, events: Sequence[Mapping[str, Any]], version: int,
                 attempts: Sequence[Attempt] | None
                 ) -> tuple[AuditFacts, list[tuple[int, ...] | None], list[Attempt]]:
-    """The facts the audit reads, from one in-order pass; the model attempts (sorted by the
-    seq their request was built before) when not given. A lazily parsed v0 log needs a whole
-    pass for its attempts (their chunks): it rides on the facts pass, which then reads every
-    node, as any request might be one of those compared."""
-    timeline = found.timeline
+    """The facts the audit reads (collected during the fold when `found` has them, else from
+    one in-order pass) and the model attempts sorted by the seq their request was built before
+    (computed when not given). A lazily parsed v0 log needs a whole pass for its attempts (their
+    chunks): the facts then ride on it, reading every node, as any request might be compared."""
+    timeline, price = found.timeline, found.price
     plan, hidden_sets = _plan(found, events, version)
-    if attempts is None and version < 4 and getattr(events, "lazy", False):
+    if (found.facts is None and attempts is None and version < 4
+            and getattr(events, "lazy", False)):
         plan.request(timeline.appended_through(timeline.end_seq))
         plan.request(r.seq for r in timeline.replacements)
-        facts = AuditFacts(events, timeline, plan, version=version, price=found.price)
-        found_attempts = sorted(iter_attempts(facts.stream(), version=version),
-                                key=lambda a: a.before)
-        return facts, hidden_sets, found_attempts
+        facts = EventFacts(events, version=version, texts=bool(plan.texts))
+        found_attempts = sorted(iter_attempts(feeding(events, plan, facts, price),
+                                              version=version), key=lambda a: a.before)
+        return AuditFacts(timeline, plan, facts), hidden_sets, found_attempts
     if attempts is None:
         attempts = model_requests(events, version=version)
     attempts = sorted(attempts, key=lambda a: a.before)
-    for record, (before, after) in zip(found.records, _around(found, attempts)):
-        if before is not None and after is not None and record.replacement_seq is not None:
-            plan.request(timeline.surface_at(before.before - 1))
-            plan.request(timeline.surface_at(after.before - 1))
-    facts = AuditFacts.read(events, timeline, plan, version=version, price=found.price)
+    if found.facts is None:
+        for record, (before, after) in zip(found.records, _around(found, attempts)):
+            if before is not None and after is not None and record.replacement_seq is not None:
+                plan.request(timeline.surface_at(before.before - 1))
+                plan.request(timeline.surface_at(after.before - 1))
+    facts = AuditFacts.read(events, timeline, plan, version=version, price=price,
+                            facts=found.facts)
     return facts, hidden_sets, attempts
 
 

@@ -26,16 +26,16 @@ framed price and the replacement's content can be checked without the summarizer
 from __future__ import annotations
 
 import re
-from array import array
-from collections.abc import Callable, Iterator, Mapping, Sequence, Set
+from collections.abc import Callable, Mapping, Sequence, Set
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from workbench.core.compaction.invariant import is_checkpoint_replacement as _is_v0_checkpoint
 from workbench.core.compaction.prunes import PruneRecord, prune_record
+from workbench.core.compaction.eventfacts import CollectingEvents, EventFacts
 from workbench.core.compaction.sparse import type_reader
 from workbench.core.timeline import SurfaceTimeline
-from workbench.core.tokens.heuristic import estimate_message, message_types, node_price
+from workbench.core.tokens.heuristic import estimate_message, node_price
 from workbench.io.jsjson import ABSENT, deep_equal
 
 Status = Literal["completed", "failed", "interrupted", "stale"]
@@ -331,6 +331,8 @@ class Compactions:
     prunes: tuple[PruneRecord, ...]
     timeline: SurfaceTimeline
     price: Callable[[int], int]
+    facts: EventFacts | None = None
+    """What the audit reads, when collected during the fold (`eventfacts`)."""
 
 
 def price_cache(events: Sequence[Mapping[str, Any]], *, version: int) -> Callable[[int], int]:
@@ -345,50 +347,24 @@ def price_cache(events: Sequence[Mapping[str, Any]], *, version: int) -> Callabl
     return price
 
 
-class _PricedEvents(Sequence):
-    """`events` whose in-order iteration also records every event's node price: handed to the
-    timeline's fold, a lazily parsed log is parsed once for the fold and the prices (the records
-    price every span and checkpoint, which would otherwise be one random read per node)."""
-
-    def __init__(self, events: Sequence[Mapping[str, Any]], version: int) -> None:
-        self._events = events
-        self._version = version
-        self._prices = array("q")
-
-    def __len__(self) -> int:
-        return len(self._events)
-
-    def __getitem__(self, index: Any) -> Any:
-        return self._events[index]
-
-    def __iter__(self) -> Iterator[Mapping[str, Any]]:
-        prices, version = self._prices, self._version
-        del prices[:]
-        append = prices.append
-        priced = message_types(version)   # every other type prices 0
-        for event in self._events:
-            append(node_price(event, version=version)
-                   if type(event) is dict and event.get("type") in priced else 0)
-            yield event
-
-    def price(self) -> Callable[[int], int]:
-        """Price by seq: recorded ones by index, any other (an unfinished pass) computed."""
-        prices, events, version = self._prices, self._events, self._version
-        fallback = price_cache(events, version=version)
-
-        def price(seq: int) -> int:
-            return prices[seq] if 0 <= seq < len(prices) else fallback(seq)
-        return price
-
-
 def compactions(events: Sequence[Mapping[str, Any]], *, version: int,
                 timeline: SurfaceTimeline | None = None,
-                price: Callable[[int], int] | None = None) -> Compactions:
-    """Reconstruct every compaction attempt and prune of a seq-indexed log (module doc)."""
+                price: Callable[[int], int] | None = None,
+                facts: EventFacts | None = None) -> Compactions:
+    """Reconstruct every compaction attempt and prune of a seq-indexed log (module doc).
+
+    Without `timeline` and `price`, a lazily parsed log is folded through
+    `eventfacts.CollectingEvents`: the one pass also prices every event and collects what the
+    audit reads (`Compactions.facts`). A caller with its own pass over the log can collect them
+    there instead: `facts = EventFacts.for_log(events, version=...)`, `facts.feed(seq, event)`
+    for every event in order, then pass `facts` here."""
     if timeline is None and price is None and getattr(events, "lazy", False):
-        priced = _PricedEvents(events, version)
-        timeline = SurfaceTimeline(priced, version=version)
-        price = priced.price()
+        facts = EventFacts.for_log(events, version=version)
+        collecting = CollectingEvents(events, version, facts)
+        timeline = SurfaceTimeline(collecting, version=version)
+        price = _recorded(collecting.prices, events, version)
+        if len(collecting.prices) != len(events):   # the fold stopped early: facts incomplete
+            facts = None
     if timeline is None:
         timeline = SurfaceTimeline(events, version=version)
     if price is None:
@@ -399,4 +375,14 @@ def compactions(events: Sequence[Mapping[str, Any]], *, version: int,
     return Compactions(
         tuple(_record(a, events, timeline, price, version) for a in attempts),
         tuple(prune_record(p, r, events, timeline, price, version) for p, r in prunes),
-        timeline, price)
+        timeline, price, facts)
+
+
+def _recorded(prices: Sequence[int], events: Sequence[Mapping[str, Any]],
+              version: int) -> Callable[[int], int]:
+    """Price by seq: recorded ones by index, any other (an unfinished pass) computed."""
+    fallback = price_cache(events, version=version)
+
+    def price(seq: int) -> int:
+        return prices[seq] if 0 <= seq < len(prices) else fallback(seq)
+    return price

@@ -197,13 +197,13 @@ def _originals(r: CompactionRecord, events: Sequence[Mapping[str, Any]],
         if facts is None:
             missing = not (0 <= seq < count) or events[seq].get("seq") != seq
         else:
-            missing = not (0 <= seq < count) or seq in facts.misplaced
+            missing = not (0 <= seq < count) or facts.misplaced(seq)
         if missing:
             problems.append(f"{seq} is not in the log")
             continue
         if seq in timeline.replacement_by_seq:
             nested += 1
-        elif (seq in facts.rewritten if facts is not None else (
+        elif (facts.rewritten(seq) if facts is not None else (
                 events[seq].get("type") in _TRANSCRIPT_TYPES
                 and events[seq].get("surfaceOp") != "append")):
             problems.append(f"{seq} is not an append-origin transcript event")

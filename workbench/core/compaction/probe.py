@@ -199,10 +199,17 @@ def probe_facts(parts: Iterable[tuple[int, Sequence[tuple[str, str]]]], summary:
     lengths: list[int] = []
     distinct = dict.fromkeys(chain.from_iterable(
         facts for length, facts in parts if lengths.append(length) is None))
+    return probe_distinct(distinct, sum(lengths) + max(len(lengths) - 1, 0), summary)
+
+
+def probe_distinct(distinct: Iterable[tuple[str, str]], hidden_chars: int, summary: Any
+                   ) -> LostProbe:
+    """The probe of the distinct hidden facts `(category, value)` in order of first appearance
+    and the length of the joined hidden text."""
     found: dict[str, list[str]] = {c: [] for c in CATEGORIES}
     for name, value in distinct:
         found[name].append(value)
-    return _probe(sum(lengths) + max(len(lengths) - 1, 0), found, summary)
+    return _probe(hidden_chars, found, summary)
 
 
 def _probe(hidden_chars: int, facts: Mapping[str, list[str]], summary: Any) -> LostProbe:

@@ -1,62 +1,53 @@
-"""What the compaction audit reads from the events, gathered in one in-order pass. Layer: core.
+"""What the compaction audit reads from the events, planned and gathered in one pass. Layer: core.
 
 Per attempt the audit looks at the surface around its checkpoint (tool pairing), at what it hid
 (originals, lost facts) and at the two model requests around it (cache break). On a 1.3M-event
 log with ~1,800 compactions that is a few hundred nodes each, and each one read by index is a
-`pread` and a parse (`workbench.io.store`); rebuilding both requests also refolds nothing but
-re-derives and re-prices every message. Every one of those reads is a pure function of one
-event, so the audit first plans the seqs it needs (`AuditPlan`), then `sweep` reads them once in
-seq order (`sparse.read_in_order`: the store's read-ahead iterator, or by index when few) and
-keeps per seq only small numbers:
+`pread` and a parse (`workbench.io.store`); rebuilding both requests also re-derives and
+re-prices every message. Every one of those reads is a pure function of one event
+(`eventfacts.EventFacts`), so:
 
-* `delta` — the node's change of open tool calls (`pairing.event_delta`);
-* `message` — the price (`estimate_message`) of the message the node derives before any v4
-  `image/offload` projection, `NO_MESSAGE` when it derives none, `DEVELOPER` for a
-  developer-role message (requests drop those, `requests.rebuild_request`);
-* `misplaced` — events whose `seq` field is not their index; `rewritten` — transcript events
-  that are not append-origin (v0 §4.9);
-* the `request/header` events with a canonical header (the envelope of a request, v0/v4 §7.2);
-* the lost-fact probe of every attempt (`probe.probe_facts`): each hidden message's facts are
-  extracted when its event is read and merged in hidden order as soon as the attempt's last
-  hidden node has been read, so memory follows the open attempts, not the log.
+* when the audit folds the log itself (`brackets.compactions` on a lazily parsed log) the facts
+  ride on the fold's own pass (`eventfacts.CollectingEvents`): no other pass;
+* otherwise `AuditPlan` lists the seqs the checks need and `AuditFacts.read` reads them once in
+  seq order (`sparse.read_in_order`: the store's read-ahead iterator, or by index when few);
+  `feeding` does the same while handing every event on to another pass over the whole log
+  (v0 model attempts).
 
+`AuditFacts` then answers the checks: pairing (`cut_balanced`), originals, the lost-fact probe
+of every attempt (hidden messages' interned facts merged in hidden order) and the cache break.
 The results equal the per-attempt reference computations (`pairing.cut_balanced`,
-`probe.lost_probe`, `probe.cache_break`): the audit tests compare them on a generated log.
+`probe.lost_probe`, `probe.cache_break`): the audit tests compare them on generated logs.
 """
 from __future__ import annotations
 
-from array import array
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Any
 
-from workbench.core.compaction.pairing import ToolPairingError, event_delta
-from workbench.core.compaction.probe import (
-    CacheBreak, LineFacts, LostProbe, message_text, probe_facts)
+from workbench.core.compaction.eventfacts import (
+    DEVELOPER, NO_MESSAGE, UNREAD, EventFacts)
+from workbench.core.compaction.pairing import ToolPairingError
+from workbench.core.compaction.probe import CacheBreak, LostProbe, message_text, probe_distinct
 from workbench.core.compaction.sparse import read_in_order, seqs_of_type
 from workbench.core.header import canonical_header
-from workbench.core.projection import derive_message
 from workbench.core.requests import Attempt
 from workbench.core.timeline import SurfaceTimeline
-from workbench.core.tokens.heuristic import derive_message as node_message
 from workbench.core.tokens.heuristic import estimate_header, estimate_message
 from workbench.io.jsjson import deep_equal
 
-NO_MESSAGE, DEVELOPER, UNREAD = -1, -2, -3
-_TRANSCRIPT_TYPES = frozenset({"user/message", "assistant/message", "tool/result"})
 _CONFIG_FIELDS = ("provider", "model", "reasoningEffort", "temperature", "maxTokens", "stop")
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class _Probe:
-    """One attempt's lost-fact probe while its hidden nodes are being read."""
+    """One attempt's lost-fact probe: its hidden nodes, as of seq `at`, against `summary`."""
 
     hidden: tuple[int, ...]
     at: int
     summary: Any
-    parts: list[tuple[int, list[tuple[str, str]]] | None]
-    pending: int
 
 
 @dataclass(slots=True)
@@ -65,6 +56,7 @@ class AuditPlan:
 
     nodes: set[int] = field(default_factory=set)
     probes: dict[int, _Probe] = field(default_factory=dict)
+    texts: set[int] = field(default_factory=set)
     requests: bool = False
 
     def surface(self, seqs: Iterable[int]) -> None:
@@ -79,140 +71,118 @@ class AuditPlan:
     def probe(self, key: int, hidden: tuple[int, ...], at: int, summary: Any) -> None:
         """Probe the messages of `hidden` as of seq `at` against `summary` (result under `key`)."""
         self.nodes.update(hidden)
-        self.probes[key] = _Probe(hidden, at, summary, [None] * len(hidden), len(hidden))
+        self.texts.update(hidden)
+        self.probes[key] = _Probe(hidden, at, summary)
+
+
+def _planned(events: Sequence[Mapping[str, Any]], plan: AuditPlan
+             ) -> tuple[set[int], set[int]]:
+    nodes = {s for s in plan.nodes if 0 <= s < len(events)}
+    headers = set(seqs_of_type(events, ("request/header",))) if plan.requests else set()
+    return nodes, headers
+
+
+def _feed(facts: EventFacts, plan: AuditPlan, nodes: set[int], headers: set[int],
+          price: Callable[[int], int] | None, seq: int, event: Mapping[str, Any]) -> None:
+    if seq in headers:
+        facts.header(seq, event)
+    if seq in nodes:
+        facts.node(seq, event, text=seq in plan.texts,
+                   price=None if price is None else price(seq))
+
+
+def feeding(events: Sequence[Mapping[str, Any]], plan: AuditPlan, facts: EventFacts,
+            price: Callable[[int], int] | None = None) -> Iterator[Mapping[str, Any]]:
+    """Every event in order, feeding the planned ones to `facts` on the way (exhaust it before
+    using the facts)."""
+    nodes, headers = _planned(events, plan)
+    planned = nodes | headers
+    for seq, event in enumerate(events):
+        if seq in planned:
+            _feed(facts, plan, nodes, headers, price, seq, event)
+        yield event
 
 
 class AuditFacts:
-    """Per-seq facts of the planned nodes and the finished probes (module doc)."""
+    """The facts of the planned seqs and the finished probes (module doc)."""
 
-    def __init__(self, events: Sequence[Mapping[str, Any]], timeline: SurfaceTimeline,
-                 plan: AuditPlan, *, version: int, price: Callable[[int], int] | None = None
-                 ) -> None:
-        self.events = events
-        self._node_price = price
-        self._facts = LineFacts()
+    def __init__(self, timeline: SurfaceTimeline, plan: AuditPlan, facts: EventFacts) -> None:
         self.timeline = timeline
-        self.version = version
-        n = len(events)
-        self.delta = array("q", bytes(8 * n)) if plan.nodes else array("q")
-        self.message = array("q", [UNREAD]) * n if plan.nodes else array("q")
-        self.misplaced: set[int] = set()
-        self.rewritten: set[int] = set()
-        self.headers: list[int] = []
-        self.probes: dict[int, LostProbe] = {}
+        self.facts = facts
+        self.events = facts.events
+        self.version = facts.version
+        self.delta, self.message = facts.delta, facts.message
+        self.headers = facts.headers
         self._envelopes: dict[int | None, tuple[dict[str, Any], int]] = {}
         end = timeline.end_seq
         self._projections = timeline.content_generation_at(end) != timeline.replace_generation_at(
             end)
-        self._plan = plan
-        self._nodes = {s for s in plan.nodes if 0 <= s < n}
-        self._header_seqs = (set(seqs_of_type(events, ("request/header",))) if plan.requests
-                             else set())
-        self._wanted: dict[int, list[tuple[int, int]]] = {}
-        for key, job in plan.probes.items():
-            for position, seq in enumerate(job.hidden):
-                self._wanted.setdefault(seq, []).append((key, position))
-            if job.pending == 0:
-                self._finish(key, job)
+        self.probes: dict[int, LostProbe] = {
+            key: self._probe(job) for key, job in plan.probes.items()}
 
     @classmethod
     def read(cls, events: Sequence[Mapping[str, Any]], timeline: SurfaceTimeline,
-             plan: AuditPlan, *, version: int, price: Callable[[int], int] | None = None
-             ) -> AuditFacts:
-        """Read the planned seqs (in order, `sparse.read_in_order`) and return the facts.
-        `price` is the node price by seq when known (`heuristic.node_price`): a message the
-        node derives as it is prices the same, so it is not priced again."""
-        facts = cls(events, timeline, plan, version=version, price=price)
-        visit = facts._visit
-        for seq, event in read_in_order(events, sorted(facts._nodes | facts._header_seqs)):
-            visit(seq, event)
-        facts._close()
-        return facts
+             plan: AuditPlan, *, version: int, price: Callable[[int], int] | None = None,
+             facts: EventFacts | None = None) -> AuditFacts:
+        """The facts of `plan`: from `facts` when they were collected during the fold (every
+        message-type event and header, texts before the last summary), else read now (the
+        planned seqs in order). `price` is the node price by seq when known
+        (`heuristic.node_price`): a message the node derives as it is prices the same."""
+        if facts is None:
+            facts = EventFacts(events, version=version, texts=bool(plan.texts))
+            nodes, headers = _planned(events, plan)
+            for seq, event in read_in_order(events, sorted(nodes | headers)):
+                _feed(facts, plan, nodes, headers, price, seq, event)
+        return cls(timeline, plan, facts)
 
-    def stream(self) -> Iterator[Mapping[str, Any]]:
-        """Every event in order, visiting the planned ones on the way: another pass that needs
-        the whole log (v0 model attempts) rides on this one. Exhaust it before using the facts."""
-        visit, planned = self._visit, self._nodes | self._header_seqs
-        for seq, event in enumerate(self.events):
-            if seq in planned:
-                visit(seq, event)
-            yield event
-        self._close()
-
-    # -- the pass ------------------------------------------------------------------------------
-
-    def _visit(self, seq: int, event: Mapping[str, Any]) -> None:
-        version = self.version
-        if seq in self._header_seqs:
-            data = event.get("data")
-            if isinstance(data, dict) and canonical_header(data.get("header"),
-                                                           version=version) is not None:
-                self.headers.append(seq)
-            if seq not in self._nodes:
-                return
-        if event.get("seq") != seq:
-            self.misplaced.add(seq)
-        kind = event.get("type")
-        if kind in _TRANSCRIPT_TYPES:
-            if event.get("surfaceOp") != "append":
-                self.rewritten.add(seq)
-            if kind == "tool/result":
-                self.delta[seq] = -1
-            elif kind == "assistant/message":
-                self.delta[seq] = event_delta(event)
-        derived = derive_message(event, version=version)
-        if derived is None:
-            self.message[seq] = NO_MESSAGE
-        elif isinstance(derived, dict) and derived.get("role") == "developer":
-            self.message[seq] = DEVELOPER
-        elif self._node_price is not None and node_message(event, version=version) is derived:
-            self.message[seq] = self._node_price(seq)   # node_price prices that very message
-        else:
-            self.message[seq] = estimate_message(derived, version=version)
-        wanted = self._wanted.get(seq)
-        if wanted is None:
-            return
-        # An `image/offload` projection only marks image blocks (v4 §4.8) and the text probe
-        # reads no image, so the projected message has the text of the derived one.
-        text = None if derived is None else message_text(derived)
-        facts = None if text is None else (len(text), self._facts(text))
-        for key, position in wanted:
-            job = self._plan.probes[key]
-            shown = derived
-            if derived is None and self._projections:
-                shown = self.timeline.projected_at(seq, job.at)
-            if shown is not None:
-                job.parts[position] = facts if shown is derived else (
-                    len(message_text(shown)), self._facts(message_text(shown)))
-            job.pending -= 1
-            if job.pending == 0:
-                self._finish(key, job)
-
-    def _close(self) -> None:
-        for key, job in self._plan.probes.items():   # hidden seqs outside the log: what was read
-            if key not in self.probes:
-                self._finish(key, job)
-        self._wanted = {}
-
-    def _finish(self, key: int, job: _Probe) -> None:
-        self.probes[key] = probe_facts((p for p in job.parts if p is not None), job.summary)
-        job.parts = []
+    def _probe(self, job: _Probe) -> LostProbe:
+        """The lost-fact probe of one attempt from the interned facts of its hidden messages
+        (`probe.lost_probe` of `timeline.message_at(s, at)` for each hidden `s`)."""
+        facts, timeline = self.facts, self.timeline
+        lengths: list[int] = []
+        ids: list[Sequence[int]] = []
+        for seq in job.hidden:
+            kept = facts.text_of(seq) if 0 <= seq < len(self.events) else None
+            if kept is None:
+                if self.message[seq] == NO_MESSAGE:
+                    shown = timeline.projected_at(seq, job.at) if self._projections else None
+                else:
+                    shown = timeline.message_at(seq, job.at)
+                if shown is None:
+                    continue
+                text = message_text(shown)
+                kept = (len(text), facts.facts_of(text))
+            lengths.append(kept[0])
+            ids.append(kept[1])
+        distinct = facts.distinct
+        merged = [distinct[i] for i in dict.fromkeys(chain.from_iterable(ids))]
+        return probe_distinct(merged, sum(lengths) + max(len(lengths) - 1, 0), job.summary)
 
     # -- pairing and originals -----------------------------------------------------------------
+
+    def misplaced(self, seq: int) -> bool:
+        """Whether the event at `seq` (in the log) carries another seq."""
+        self.facts.ensure(seq)
+        return seq in self.facts.misplaced
+
+    def rewritten(self, seq: int) -> bool:
+        """Whether the event at `seq` is a transcript event that is not append-origin."""
+        self.facts.ensure(seq)
+        return seq in self.facts.rewritten
 
     def cut_balanced(self, nodes: Sequence[int]) -> tuple[bool, ...]:
         """`pairing.cut_balanced(nodes, events)` from the recorded deltas."""
         out = [True]
         open_calls = 0
         count = len(self.events)
-        delta, message, misplaced = self.delta, self.message, self.misplaced
+        delta, message, misplaced = self.delta, self.message, self.facts.misplaced
         for seq in nodes:
+            if isinstance(seq, int) and 0 <= seq < count and message[seq] == UNREAD:
+                self.facts.ensure(seq)
             if not (isinstance(seq, int) and 0 <= seq < count) or seq in misplaced:
                 msg = (f"tool-pairing balance: surface seq {seq} has no matching session event "
                        "(corrupt surface)")
                 raise ToolPairingError(seq, msg)
-            if message[seq] == UNREAD:
-                raise LookupError(f"seq {seq} was not planned")
             open_calls += delta[seq]
             if open_calls < 0:
                 msg = (f"tool-pairing balance: tool/result at surface seq {seq} has no matching "
@@ -227,19 +197,17 @@ class AuditFacts:
         """The request history after `at` as (nodes, projections or None, prices)."""
         surface = self.timeline.surface_at(at)
         message = self.message
+        for node in surface:
+            if message[node] == UNREAD:
+                self.facts.ensure(node)
         if not self._projections:
             kept = [s for s in surface if message[s] >= 0]
-            if len(kept) == len(surface) or UNREAD not in {message[s] for s in surface}:
-                return kept, [None] * len(kept), [message[s] for s in kept]
+            return kept, [None] * len(kept), [message[s] for s in kept]
         nodes: list[int] = []
         shown: list[Any] = []
         prices: list[int] = []
         for node in surface:
-            projected = self.timeline.projected_at(node, at) if self._projections else None
-            if projected is None and message[node] == UNREAD:
-                projected = self.timeline.message_at(node, at)
-                if projected is None:
-                    continue
+            projected = self.timeline.projected_at(node, at)
             price = message[node] if projected is None else _price(projected, self.version)
             if price < 0:
                 continue

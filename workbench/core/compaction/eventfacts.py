@@ -1,0 +1,192 @@
+"""Per-seq facts of the events the compaction audit reads, collected in seq order. Layer: core.
+
+The audit (`workbench.core.compaction.audit`) checks each attempt against the surface around its
+checkpoint, the nodes it hid and the two model requests around it. Everything it needs from an
+event is a small pure function of that one event, so an `EventFacts` is fed events in seq order
+(during the timeline's own pass over a lazily parsed log, or in a pass over the planned seqs,
+`sweep.AuditFacts`) and keeps only:
+
+* `delta[seq]` — the node's change of open tool calls (`pairing.event_delta`);
+* `message[seq]` — the price (`estimate_message`) of the message the event derives before any v4
+  `image/offload` projection; `NO_MESSAGE` when it derives none, `DEVELOPER` for a
+  developer-role message (requests drop those, `requests.rebuild_request`), `UNREAD` for an event
+  not fed (readers fall back to reading it);
+* `misplaced` — events whose `seq` field is not their index; `rewritten` — transcript events
+  that are not append-origin (v0 §4.9);
+* `headers` — the `request/header` seqs with a canonical header (a request's envelope, §7.2);
+* the lost-probe facts of a message (`probe.text_facts`, each distinct fact once, in order of
+  first appearance) and its text length, for the events fed with `text=True`. Facts are interned
+  (one string per distinct fact, a 4-byte id per occurrence): a 1.3M-event log keeps a few
+  arrays and its distinct facts, never its texts.
+
+An `image/offload` projection only marks image blocks `offloaded` (v4 §4.8) and the probe reads no
+image, so a projected message has the facts of the message it projects.
+"""
+from __future__ import annotations
+
+from array import array
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+from workbench.core.compaction.pairing import event_delta
+from workbench.core.compaction.probe import LineFacts, message_text
+from workbench.core.compaction.sparse import seqs_of_type
+from workbench.core.header import canonical_header
+from workbench.core.projection import derive_message
+from workbench.core.tokens.heuristic import derive_message as node_message
+from workbench.core.tokens.heuristic import estimate_message, message_types, node_price
+
+NO_MESSAGE, DEVELOPER, UNREAD = -1, -2, -3
+_TRANSCRIPT_TYPES = frozenset({"user/message", "assistant/message", "tool/result"})
+
+
+class EventFacts:
+    """What the audit reads from each fed event (module doc)."""
+
+    def __init__(self, events: Sequence[Mapping[str, Any]], *, version: int,
+                 texts: bool = True, texts_before: int = 0) -> None:
+        self.events = events
+        self.version = version
+        self.texts_before = texts_before
+        n = len(events)
+        self.delta = array("q", bytes(8 * n))
+        self.message = array("q", [UNREAD]) * n
+        self.misplaced: set[int] = set()
+        self.rewritten: set[int] = set()
+        self.headers: list[int] = []
+        self.node_types = message_types(version)
+        self._text_start = array("i", [-1]) * n if texts else array("i")
+        self._text_end = array("i", bytes(4 * n)) if texts else array("i")
+        self._text_chars = array("q", bytes(8 * n)) if texts else array("q")
+        self._ids = array("I")
+        self._index: dict[tuple[str, str], int] = {}
+        self.distinct: list[tuple[str, str]] = []
+        self._lines = LineFacts()
+
+    @classmethod
+    def for_log(cls, events: Sequence[Mapping[str, Any]], *, version: int) -> EventFacts:
+        """Facts to `feed` with every event of a log in order: texts are kept for the messages
+        before its last `compaction/summary` (no later message can be hidden by an attempt)."""
+        summaries = seqs_of_type(events, ("compaction/summary",))
+        return cls(events, version=version, texts=bool(summaries),
+                   texts_before=summaries[-1] if summaries else 0)
+
+    # -- feeding -------------------------------------------------------------------------------
+
+    def feed(self, seq: int, event: Mapping[str, Any], price: int | None = None) -> None:
+        """The event at `seq` of an in-order pass over the whole log (see `for_log`); `price`
+        is its node price when known."""
+        kind = event.get("type") if type(event) is dict else None
+        if kind in self.node_types:
+            self.node(seq, event, text=seq < self.texts_before, price=price)
+        elif kind == "request/header":
+            self.header(seq, event)
+
+    def header(self, seq: int, event: Mapping[str, Any]) -> None:
+        """A `request/header` event (call in seq order)."""
+        data = event.get("data")
+        if isinstance(data, dict) and canonical_header(data.get("header"),
+                                                       version=self.version) is not None:
+            self.headers.append(seq)
+
+    def node(self, seq: int, event: Mapping[str, Any], *, text: bool = False,
+             price: int | None = None) -> None:
+        """An event that is (or may be) a surface node; `text` keeps its probe facts; `price`
+        is its `heuristic.node_price` when known (the message it prices is then not priced
+        again)."""
+        version = self.version
+        if event.get("seq") != seq:
+            self.misplaced.add(seq)
+        kind = event.get("type")
+        if kind in _TRANSCRIPT_TYPES:
+            if event.get("surfaceOp") != "append":
+                self.rewritten.add(seq)
+            if kind == "tool/result":
+                self.delta[seq] = -1
+            elif kind == "assistant/message":
+                self.delta[seq] = event_delta(event)
+        derived = derive_message(event, version=version)
+        if derived is None:
+            self.message[seq] = NO_MESSAGE
+            return
+        if isinstance(derived, dict) and derived.get("role") == "developer":
+            self.message[seq] = DEVELOPER
+        elif price is not None and node_message(event, version=version) is derived:
+            self.message[seq] = price   # node_price priced that very message
+        else:
+            self.message[seq] = estimate_message(derived, version=version)
+        if text:
+            self._keep_text(seq, message_text(derived))
+
+    def _keep_text(self, seq: int, text: str) -> None:
+        index, ids = self._index, self._ids
+        self._text_start[seq] = len(ids)
+        for fact in dict.fromkeys(self._lines(text)):
+            fid = index.get(fact)
+            if fid is None:
+                fid = index[fact] = len(self.distinct)
+                self.distinct.append(fact)
+            ids.append(fid)
+        self._text_end[seq] = len(ids)
+        self._text_chars[seq] = len(text)
+
+    # -- reading -------------------------------------------------------------------------------
+
+    def ensure(self, seq: int) -> None:
+        """Read an event that was not fed (by index: the rare node of an unexpected type)."""
+        if self.message[seq] == UNREAD:
+            self.node(seq, self.events[seq])
+
+    def text_of(self, seq: int) -> tuple[int, Sequence[int]] | None:
+        """(text length, fact ids) of a message fed with `text=True`, else None."""
+        if not self._text_start or self._text_start[seq] < 0:
+            return None
+        return self._text_chars[seq], self._ids[self._text_start[seq]:self._text_end[seq]]
+
+    def facts_of(self, text: str) -> list[int]:
+        """Interned ids of the distinct facts of a text not fed (a projected message)."""
+        index, out = self._index, []
+        for fact in dict.fromkeys(self._lines(text)):
+            fid = index.get(fact)
+            if fid is None:
+                fid = index[fact] = len(self.distinct)
+                self.distinct.append(fact)
+            out.append(fid)
+        return out
+
+
+class CollectingEvents(Sequence):
+    """`events` whose in-order iteration also records every event's node price and, when
+    `facts` is given, feeds it every event (`EventFacts.feed`): handed to the timeline's fold, a
+    lazily parsed log is parsed once for the fold, the prices and the audit's facts."""
+
+    def __init__(self, events: Sequence[Mapping[str, Any]], version: int,
+                 facts: EventFacts | None = None) -> None:
+        self._events = events
+        self._version = version
+        self._facts = facts
+        self.prices = array("q")
+
+    def __len__(self) -> int:
+        return len(self._events)
+
+    def __getitem__(self, index: Any) -> Any:
+        return self._events[index]
+
+    def __iter__(self) -> Iterator[Mapping[str, Any]]:
+        prices, version, facts = self.prices, self._version, self._facts
+        del prices[:]
+        append = prices.append
+        priced = message_types(version)   # every other type prices 0
+        for seq, event in enumerate(self._events):
+            kind = event.get("type") if type(event) is dict else None
+            if kind in priced:
+                price = node_price(event, version=version)
+                append(price)
+                if facts is not None:
+                    facts.node(seq, event, text=seq < facts.texts_before, price=price)
+            else:
+                append(0)
+                if kind == "request/header" and facts is not None:
+                    facts.header(seq, event)
+            yield event
