@@ -87,3 +87,28 @@ def test_lazy_log_counts_equal_kept(path: Path, meter: str) -> None:
         counts.append(LogTokens(log.events, version=log.format_version, progress=False).prices(meter))
     assert np.array_equal(counts[0], counts[1])
     assert counts[0].sum() > 0
+
+
+@needs_corpus
+@pytest.mark.parametrize("path", PICKED, ids=[p.name for p in PICKED])
+@pytest.mark.parametrize("meter", ["dsh", "o200k"])
+@pytest.mark.parametrize("step", [1, 2, 9])
+def test_chosen_positions_only_are_counted(path: Path, meter: str, step: int) -> None:
+    """Every other (or every ninth) message event: the same counts read in order from a lazy
+    store or by position from a list, and 0 for the events not chosen."""
+    from workbench.core.tokens.counts import positions_of_types
+    from workbench.core.tokens.heuristic import message_types
+    from workbench.core.tokens.meters import get_meter
+    log = evaluate_path(path).log
+    events = list(log.events)
+    chosen = positions_of_types(events, message_types(log.format_version))[::step]
+    m = get_meter(meter, version=log.format_version)
+    kept = m.count_events(events, positions=chosen)
+    lazy_events = _Lazy(events)
+    lazy = m.count_events(lazy_events, positions=chosen)
+    assert np.array_equal(kept, lazy)
+    assert lazy_events.random_reads == (0 if len(chosen) * 10 >= len(events) else len(chosen))
+    others = np.ones(len(events), dtype=bool)
+    others[chosen] = False
+    assert not kept[others].any()
+    assert kept[chosen].sum() > 0
