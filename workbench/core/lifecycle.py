@@ -33,6 +33,8 @@ _RELATIONSHIP_TYPES = _SURFACE | _STEP_EVENTS | frozenset((
     "llm/retry-started", "session/title", "session/title-llm-request", "command/run",
     "command/done", "compaction/start", "compaction/summary", "compaction/end", "compaction/prune",
     "session/end-seed"))
+_MAX = 2**53 - 1
+_PRESCAN = frozenset(("compaction/start", "compaction/end", "session/end-seed"))
 _NOT_STARTED_TEXT = ("The tool call was interrupted before the Harness recorded it as started. "
                      "Retry it if it is still needed.")
 
@@ -89,6 +91,8 @@ def _array(value: Any, subject: str) -> list:
 
 
 def _count(value: Any, label: str) -> Any:
+    if type(value) is int and 0 <= value <= _MAX:
+        return value
     if not is_safe_int(value) or value < 0 or is_neg_zero(value):
         raise Violation(f"{label} must be a non-negative safe integer")
     return value
@@ -133,15 +137,16 @@ class Lifecycle:
 
     def accept(self, event: Mapping[str, Any], kind: str, seq: Any) -> None:
         """One event of a known type (other types are ignored by the reference)."""
-        if kind == "compaction/start":
-            self._prescan_start = seq
-        elif kind == "compaction/end":
-            self._prescan_start = None
-        elif kind == "session/end-seed":
-            if self._prescan_start is not None:
-                self.orphans.add(self._prescan_start)
-                self._pending_crossings.pop(self._prescan_start, None)
-            self._prescan_start = None
+        if kind in _PRESCAN:
+            if kind == "compaction/start":
+                self._prescan_start = seq
+            elif kind == "compaction/end":
+                self._prescan_start = None
+            else:  # session/end-seed
+                if self._prescan_start is not None:
+                    self.orphans.add(self._prescan_start)
+                    self._pending_crossings.pop(self._prescan_start, None)
+                self._prescan_start = None
         if kind not in _RELATIONSHIP_TYPES:
             return
         self._ordinal = 0
@@ -165,10 +170,12 @@ class Lifecycle:
         return found
 
     def _accept(self, event: Mapping[str, Any], kind: str, seq: Any) -> None:
-        data = _record(event.get("data", ABSENT), kind)
+        data = event.get("data", ABSENT)
+        if type(data) is not dict:
+            raise Violation(f"{kind} requires an object")
         if kind in _STEP_EVENTS:
             self._require_step(kind, data)
-        if kind.startswith("turn/") and self.compaction is not None:
+        if self.compaction is not None and kind.startswith("turn/"):
             start = self.compaction["seq"]
             if start not in self.orphans:
                 crossing = (seq, self._ordinal, f"{kind} crosses an open compaction")
@@ -188,8 +195,11 @@ class Lifecycle:
             raise Violation(f"{kind} is outside an open turn")
 
     def _require_step(self, kind: str, data: dict) -> None:
-        if (self.turn is None or self.step is None or not _same(_get(data, "turn"), self.turn)
-                or not _same(_get(data, "step"), self.step)):
+        # the open turn and step are integers: JavaScript === is a numeric comparison with a number
+        turn, step = data.get("turn"), data.get("step")
+        kind_turn, kind_step = type(turn), type(step)
+        if (self.turn is None or self.step is None or not (kind_turn is int or kind_turn is float)
+                or turn != self.turn or not (kind_step is int or kind_step is float) or step != self.step):
             raise Violation(f"{kind} does not match an open turn and step")
 
     def _close_tools(self, kind: str) -> None:
@@ -232,26 +242,37 @@ class Lifecycle:
             positions[seq] = first
 
     def _tool(self, event: Mapping[str, Any], kind: str, seq: Any, data: dict) -> None:
-        if kind == "tool/result" and not (type(event.get("surfaceOp")) is str
-                                          and event.get("surfaceOp") == "append"):
-            self._require_turn(kind)
-            return
+        if kind == "tool/result":
+            op = event.get("surfaceOp")
+            if not (type(op) is str and op == "append"):
+                self._require_turn(kind)
+                return
         self._require_step(kind, data)
+        tools = self.tools
         if kind == "assistant/message":
-            message = _record(_get(data, "message"), "assistant message")
-            for value in _array(_get(message, "content"), "assistant content"):
-                block = _record(value, "assistant content block")
+            message = _record(data.get("message", ABSENT), "assistant message")
+            for block in _array(message.get("content", ABSENT), "assistant content"):
+                if type(block) is not dict:
+                    _record(block, "assistant content block")
                 if block.get("type") != "tool-call":
                     continue
-                call_id = _text(_get(block, "id"), "tool call id")
-                if call_id in self.tools:
+                call_id = block.get("id", ABSENT)
+                if type(call_id) is not str or not call_id:
+                    _text(call_id, "tool call id")
+                if call_id in tools:
                     raise Violation(f"assistant/message repeats advertised tool call {call_id}")
-                self.tools[call_id] = {"name": _get(block, "name"), "arguments": _get(block, "arguments"),
-                                       "started": False}
+                tools[call_id] = {"name": block.get("name", ABSENT), "arguments": block.get("arguments", ABSENT),
+                                  "started": False}
             return
-        message = _record(_get(data, "message"), "tool result message") if kind == "tool/result" else None
-        call_id = _text(_get(data, "callId") if message is None else _get(message, "toolCallId"), "tool call id")
-        pending = self.tools.get(call_id)
+        if kind == "tool/result":
+            message = _record(data.get("message", ABSENT), "tool result message")
+            call_id = message.get("toolCallId", ABSENT)
+        else:
+            message = None
+            call_id = data.get("callId", ABSENT)
+        if type(call_id) is not str or not call_id:
+            _text(call_id, "tool call id")
+        pending = tools.get(call_id)
         if pending is None:
             raise Violation(f"{kind} {call_id} has no advertised tool lifecycle")
         if message is None:
@@ -397,6 +418,15 @@ class Lifecycle:
         if self.protected_head is not ABSENT and any(_same(s, self.protected_head) for s in seqs):
             raise Violation("compaction cannot shadow the protected system head")
 
+    def _step_start(self, event: Mapping[str, Any], kind: str, seq: Any, data: dict) -> None:
+        turn, step = data.get("turn"), data.get("step")
+        kind_turn, kind_step = type(turn), type(step)
+        if (self.turn is None or not (kind_turn is int or kind_turn is float) or turn != self.turn
+                or self.step is not None or not (kind_step is int or kind_step is float)
+                or step != self.next_step):
+            raise Violation("step/start does not match the open turn and next step")
+        self.step = self.next_step
+
     def _turn_start(self, event: Mapping[str, Any], kind: str, seq: Any, data: dict) -> None:
         if self.turn is not None or not _same(_get(data, "turn"), self.next_turn):
             raise Violation("turn/start does not open the expected turn")
@@ -410,12 +440,6 @@ class Lifecycle:
         self._close_tools(kind)
         self.turn = None
         self.next_turn += 1
-
-    def _step_start(self, event: Mapping[str, Any], kind: str, seq: Any, data: dict) -> None:
-        if (self.turn is None or not _same(_get(data, "turn"), self.turn) or self.step is not None
-                or not _same(_get(data, "step"), self.next_step)):
-            raise Violation("step/start does not match the open turn and next step")
-        self.step = self.next_step
 
     def _step_end(self, event: Mapping[str, Any], kind: str, seq: Any, data: dict) -> None:
         self._require_step(kind, data)

@@ -27,6 +27,7 @@ from workbench.io.admission_v4 import SyntaxRefusal, developer_data
 from workbench.io.jsjson import ABSENT, is_neg_zero, is_safe_int
 
 NAME = "SessionFormatError"
+_MAX = 2**53 - 1
 
 _SURFACE = frozenset(("system/message", "user/message", "developer/message", "assistant/message",
                       "tool/result"))
@@ -42,6 +43,13 @@ INTEREST: frozenset[str] = KNOWN_TYPES_V4 & (
 and its pre-scan); an event of any other type leaves it unchanged."""
 
 
+_ARTIFACT = _SURFACE | {"agent/inbox/spliced", "session/title-llm-request", "session-log-deepseek/delivery-accepted",
+                        "subagent/catalog"}
+"""The types the artifact checks look at once developer data is admitted."""
+_LIFECYCLE = RELATIONSHIP_TYPES | {"compaction/start", "compaction/end", "session/end-seed"}
+"""The types the lifecycle (and its orphaned-bracket pre-scan) looks at."""
+
+
 @dataclass(frozen=True, slots=True)
 class RelationshipViolation:
     """One broken relationship: the event `seq` (None: the log as a whole), the reference's error
@@ -53,6 +61,8 @@ class RelationshipViolation:
 
 
 def _count(value: Any, label: str) -> Any:
+    if type(value) is int and 0 <= value <= _MAX:
+        return value
     if not is_safe_int(value) or value < 0 or is_neg_zero(value):
         raise Violation(f"{label} must be a non-negative safe integer")
     return value
@@ -156,8 +166,10 @@ class RelationshipChecker:
 
     def accept_known(self, event: Mapping[str, Any], kind: str, seq: Any) -> None:
         """`accept` for a caller that read the event's `kind` (a known v4 type) and `seq`."""
-        self._artifact(event, kind, seq)
-        self.lifecycle.accept(event, kind, seq)
+        if kind in _ARTIFACT or not self.admitted:
+            self._artifact(event, kind, seq)
+        if kind in _LIFECYCLE:
+            self.lifecycle.accept(event, kind, seq)
 
     def _artifact(self, event: Mapping[str, Any], kind: str, seq: Any) -> None:
         try:

@@ -132,6 +132,8 @@ class CloserTracker:
                 if entry is not None:
                     entry[2] = event.get("seq")
         elif kind == "tool/result":
+            if not self.pending:
+                return
             call_id = _result_call_id(data, self.version)
             try:
                 entry = self.pending.get(call_id)

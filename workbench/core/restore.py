@@ -166,6 +166,8 @@ def _settlement_ok(data: Any) -> bool:
     if type(data) is not dict:
         return False
     turn, step = data.get("turn", ABSENT), data.get("step", ABSENT)
+    if type(turn) is int and type(step) is int:
+        return 0 <= turn <= _MAX and 0 <= step <= _MAX and type(data.get("stream")) is list
     return (is_safe_int(turn) and turn >= 0 and not is_neg_zero(turn) and is_safe_int(step) and step >= 0
             and not is_neg_zero(step) and type(data.get("stream")) is list)
 

@@ -71,9 +71,10 @@ def event_data_problem(event: Mapping[str, Any]) -> str | None:
             if (kind == "developer/message") != (role == "developer"):
                 return "developer/message and developer role must occur together"
             content = message.get("content")
-            if role != "developer" and type(content) is list and any(
-                    type(b) is dict and b.get("type") in _TOOL_CHANGES for b in content):
-                return "tool-change blocks require developer role"
+            if role != "developer" and type(content) is list:
+                for block in content:
+                    if type(block) is dict and block.get("type") in _TOOL_CHANGES:
+                        return "tool-change blocks require developer role"
             if kind == "developer/message" and type(content) is list:
                 additions = False
                 for block in content:
