@@ -112,3 +112,33 @@ def test_chosen_positions_only_are_counted(path: Path, meter: str, step: int) ->
     others[chosen] = False
     assert not kept[others].any()
     assert kept[chosen].sum() > 0
+
+
+@pytest.mark.parametrize("reads", [
+    pytest.param(list(range(40)), id="every"),
+    pytest.param([0, 5, 6, 39], id="gaps"),
+    pytest.param([3, 3, 4], id="repeat"),
+    pytest.param([10, 2, 11, 12, 1], id="backwards"),
+    pytest.param([-1, 5, -40], id="negative"),
+    pytest.param([39, 39], id="last"),
+])
+def test_ascending_reads_view_reads_like_the_store(reads) -> None:
+    from workbench.core.tokens.counts import AscendingReads
+    lazy = _Lazy(ITEMS)
+    view = AscendingReads(lazy)
+    assert len(view) == 40
+    assert [view[i] for i in reads] == [ITEMS[i] for i in reads]
+    assert lazy.iterated <= 40
+    with pytest.raises(IndexError):
+        view[40]
+
+
+@needs_corpus
+@pytest.mark.parametrize("path", PICKED, ids=[p.name for p in PICKED])
+def test_lazy_log_shape_and_usage_equal_kept(path: Path) -> None:
+    results = []
+    for keep in (None, {"keep_events": 0, "keep_bytes": 0}):
+        log = evaluate_path(path, keep=keep).log
+        tokens = LogTokens(log.events, version=log.format_version, progress=False)
+        results.append((tokens.surface_totals("dsh").tolist(), tokens.shape.ops, tokens.usage()))
+    assert results[0] == results[1]
