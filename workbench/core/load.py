@@ -138,10 +138,12 @@ class _Pipeline:
                 try:
                     kind = event.get("type")
                     seq = event.get("seq")
-                    if (type(seq) is int and type(kind) is str and "surfaceOp" not in event
-                            and "sourceEventSeqs" not in event
-                            and (v4 or (len(event) == 4 and "data" in event and type(event["time"]) is int
-                                        and -_MAX <= event["time"] <= _MAX))):
+                    # the typed lane: a str type, an integer seq, no surface fields, and (v0) just
+                    # the four envelope keys with a safe integer time; v4 rows were decoded already
+                    if type(seq) is int and type(kind) is str and (
+                            (len(event) == 4 and (v4 or ("data" in event and type(time := event.get("time")) is int
+                                                         and -_MAX <= time <= _MAX)))
+                            or (v4 and "surfaceOp" not in event and "sourceEventSeqs" not in event)):
                         if kind not in quiet:
                             if kind in to_relationships:
                                 accept_known(event, kind, seq)
@@ -150,7 +152,7 @@ class _Pipeline:
                             if kind in TRACKED:
                                 track(event, kind)
                             if kind in to_restore:
-                                restore_accept(event, index)
+                                restore_accept(event, index, enveloped=True)
                     else:
                         if relationships is not None:
                             relationships.accept(event)

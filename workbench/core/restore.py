@@ -200,6 +200,7 @@ class RestoreChecker:
         self.fold_error: RestoreError | None = None
         self.last_type: Any = None
         self.inherited_markers: list[int] = []
+        self._enveloped = False
         if version >= 4 and header is not None:
             sid = header.get("id", ABSENT) if session_id is ABSENT and type(header) is dict else session_id
             problem = header_problem(header, sid)
@@ -215,11 +216,13 @@ class RestoreChecker:
             if self.error is None:
                 self.last_type = last_type
 
-    def accept(self, event: Any, index: int | None = None) -> None:
-        """Check the next seed event (at `index`: the caller skipped the events before it)."""
+    def accept(self, event: Any, index: int | None = None, *, enveloped: bool = False) -> None:
+        """Check the next seed event (at `index`: the caller skipped the events before it);
+        ``enveloped=True``: the caller vouches that its envelope is valid."""
         if index is None:
             index = self.count
         self.count = index + 1
+        self._enveloped = enveloped
         if self.error is not None:
             if self.fold_error is None and self._keeps_folding(self.error):
                 self._fold_only(event, index)
@@ -247,7 +250,8 @@ class RestoreChecker:
 
     def _check(self, event: Any, index: int) -> None:
         version = self.version
-        if not (self.decoded and type(event.get("seq")) is int) and not _envelope_ok(event, version):
+        if not (self._enveloped or (self.decoded and type(event.get("seq")) is int)) \
+                and not _envelope_ok(event, version):
             raise RestoreError(f"seed event at index {index} has an invalid event envelope", "seed_envelope", index)
         kind = event["type"]
         data = event["data"]
@@ -284,10 +288,9 @@ class RestoreChecker:
         if (event.get("surfaceOp") == "append" and type(event["surfaceOp"]) is str
                 and kind in (_PLAIN_APPEND if self.version >= 4 else _MESSAGE_TYPES_V0)
                 and type(event.get("seq")) is int and event["seq"] == index
-                and ("sourceEventSeqs" not in event
-                     or (self.version >= 4 and self.memo.surface(event) is None))):
+                and ("sourceEventSeqs" not in event or self.memo.surface(event) is None)):
             # planSurfaceEvent on a plain append (eligible type, no developer data, no projection,
-            # seq already checked, sources absent or valid: validateSurfaceMetadata passed) can
+            # seq already checked, sources absent or valid: the surface metadata rules passed) can
             # only return an append: commit it directly.
             positions = self.state.positions
             if index not in positions:
