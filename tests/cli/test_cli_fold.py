@@ -67,7 +67,11 @@ def test_fold_violation_exits_1(tmp_path, capsys):
                    "missing 0"}}
     assert main(["fold", path]) == 1
     assert "fold error at seq 2: source_seqs_missing_shadowed" in capsys.readouterr().out
-    assert main(["fold", path, "--at", "1"]) == 0       # the prefix is fine
+    # the prefix folds fine, but the log itself is damaged: still a finding
+    assert main(["fold", path, "--at", "1", "--json"]) == 1
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["nodes"] == [0, 1]
+    assert "verdict corrupt" in captured.err
 
 
 @pytest.mark.parametrize("at", ["7", "-5"])

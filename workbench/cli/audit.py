@@ -19,8 +19,8 @@ import argparse
 import sys
 from typing import Any
 
+from workbench.cli.common import defects_code, load_or_exit
 from workbench.core.compaction.audit import AuditReport, CompactionAudit, audit_log
-from workbench.errors import WorkbenchError
 from workbench.io.jsjson import js_str, stringify
 
 EXIT_OK, EXIT_FINDINGS, EXIT_UNUSABLE = 0, 1, 2
@@ -169,17 +169,9 @@ def print_rich(report: AuditReport, path: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from workbench.core.load import load_log
-    try:
-        log = load_log(args.path)
-    except (WorkbenchError, OSError) as exc:
-        text = str(exc) if args.path in str(exc) else f"{args.path}: {exc}"
-        print(f"workbench audit: {clean(text)}", file=sys.stderr)
-        return EXIT_UNUSABLE
-    if log.verdict == "refused" or log.format_version is None or log.header is None:
-        reason = log.defects[0].message if log.defects else "not a readable session log"
-        print(f"workbench audit: {clean(args.path)}: {clean(reason)}", file=sys.stderr)
-        return EXIT_UNUSABLE
+    log = load_or_exit("audit", args.path)
+    if isinstance(log, int):
+        return log
     report = audit_log(log)
     if args.json:
         print(stringify(report.as_json()))
@@ -187,4 +179,4 @@ def run(args: argparse.Namespace) -> int:
         print_rich(report, args.path)
     else:
         print_plain(report, args.path)
-    return EXIT_OK if report.ok else EXIT_FINDINGS
+    return max(EXIT_OK if report.ok else EXIT_FINDINGS, defects_code("audit", log))

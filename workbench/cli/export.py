@@ -74,6 +74,9 @@ def run(args: argparse.Namespace) -> int:
             if session.verdict == "refused":
                 reason = session.defects[0].message if session.defects else "refused"
                 return _fail(args.path, f"refused: {reason}")
+            if session.log.header is None:
+                reason = session.defects[0].message if session.defects else "no session header"
+                return _fail(args.path, f"not a session log: {reason}")
             frames = session.frames(names)
             frames.setdefault("defects", session.defects_df())
             from workbench.frames.parquet import write_parquet

@@ -15,9 +15,10 @@ import json
 import sys
 from typing import Any
 
+from workbench.cli.common import defects_code, load_or_exit
 from workbench.core.projection import derive_message
 from workbench.core.surface import fold_surface
-from workbench.errors import FoldError, WorkbenchError
+from workbench.errors import FoldError
 
 EXIT_OK, EXIT_FINDINGS, EXIT_UNUSABLE = 0, 1, 2
 PREVIEW = 60
@@ -84,26 +85,9 @@ def _error(kind: str, seq: Any, message: str, as_json: bool) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        from workbench.core.load import load_log
-    except ModuleNotFoundError as exc:  # the full loader lands separately: read rows only
-        if exc.name != "workbench.core.load":
-            raise
-        from workbench.io.read import read_log as load_log
-    try:
-        log = load_log(args.path)
-    except (WorkbenchError, OSError) as exc:
-        text = str(exc) if args.path in str(exc) else f"{args.path}: {exc}"
-        print(f"workbench fold: {_clean(text)}", file=sys.stderr)
-        return EXIT_UNUSABLE
-    if log.verdict == "refused":
-        reason = log.defects[0].message if log.defects else "format version not supported"
-        print(f"workbench fold: {args.path}: refused: {_clean(reason)}", file=sys.stderr)
-        return EXIT_UNUSABLE
-    if log.header is None:   # no parsable header record: not a session log at all
-        reason = log.defects[0].message if log.defects else "no session header"
-        print(f"workbench fold: {args.path}: not a session log: {_clean(reason)}", file=sys.stderr)
-        return EXIT_UNUSABLE
+    log = load_or_exit("fold", args.path)
+    if isinstance(log, int):
+        return log
     events = log.events
     end = len(events) - 1
     at = end if args.at is None else args.at
@@ -125,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
             "replace_generation": fold.replace_generation,
             "content_generation": fold.content_generation,
         }, ensure_ascii=False))
-        return EXIT_OK
+        return defects_code("fold", log)
     print(f"{_clean(args.path)}: surface at seq {at}: {len(fold.nodes)} nodes, "
           f"{fold.replace_generation} replacements")
     print(f"{'pos':>5}  {'seq':>7}  {'type':<18} {'role':<10} preview")
@@ -138,4 +122,4 @@ def run(args: argparse.Namespace) -> int:
         role = raw.get("role") if isinstance(raw, dict) else None
         print(f"{position:>5}  {seq:>7}  {_clean(str(event.get('type'))):<18} "
               f"{_clean(str(role or '')):<10} {preview(message)}")
-    return EXIT_OK
+    return defects_code("fold", log)

@@ -103,6 +103,10 @@ def run(args: argparse.Namespace) -> int:
         first = session.defects[0].message if session.defects else "unsupported format version"
         _say(f"{_clean(log)}: refused: {_clean(first)}")
         return EXIT_UNUSABLE
+    if session.log.header is None:
+        first = session.defects[0].message if session.defects else "no session header"
+        _say(f"{_clean(log)}: not a session log: {_clean(first)}")
+        return EXIT_UNUSABLE
     try:
         result = write_report(session, out, meters=meters, max_steps=args.max_steps,
                               started=started)

@@ -21,13 +21,13 @@ import json
 import sys
 from typing import Any
 
+from workbench.cli.common import defects_code, load_or_exit
 from workbench.cli.fold import preview
-from workbench.core.load import load_log
 from workbench.core.surface import fold_surface
 from workbench.core.tokens.counts import LogTokens
 from workbench.core.tokens.heuristic import derive_message
 from workbench.core.tokens.meters import parse_meter_names
-from workbench.errors import FoldError, MeterError, WorkbenchError
+from workbench.errors import FoldError, MeterError
 
 EXIT_OK, EXIT_FINDINGS, EXIT_UNUSABLE = 0, 1, 2
 DEFAULT_METERS = "dsh,o200k,deepseek"
@@ -76,13 +76,9 @@ def run(args: argparse.Namespace) -> int:
         meters, want_usage = _split_meters(args.meter)
     except MeterError as exc:
         return _fail(args.path, str(exc))
-    try:
-        log = load_log(args.path)
-    except (WorkbenchError, OSError) as exc:
-        return _fail(args.path, str(exc))
-    if log.verdict == "refused":
-        reason = log.defects[0].message if log.defects else "format version not supported"
-        return _fail(args.path, f"refused: {reason}")
+    log = load_or_exit("tokens", args.path)
+    if isinstance(log, int):
+        return log
     events = log.events
     end = len(events) - 1
     at = end if args.at is None else args.at
@@ -115,9 +111,9 @@ def run(args: argparse.Namespace) -> int:
         report["meters"]["usage"] = _usage_entry(tokens, at)
     if args.json:
         print(json.dumps(report, ensure_ascii=False))
-        return EXIT_OK
+        return defects_code("tokens", log)
     _print_tables(args, log, report, nodes, version)
-    return EXIT_OK
+    return defects_code("tokens", log)
 
 
 def _print_tables(args: argparse.Namespace, log: Any, report: dict, nodes: list, version: int) -> None:
