@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 from collections import Counter
 from collections.abc import Sequence
@@ -23,8 +22,7 @@ from typing import Any
 
 from workbench.errors import LogRefused, LogUnreadable, WorkbenchError
 
-EXIT_OK, EXIT_FINDINGS, EXIT_UNUSABLE = 0, 1, 2
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+from workbench.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_UNUSABLE, clean
 
 
 def register(subparsers: Any) -> None:
@@ -38,11 +36,6 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--json", action="store_true",
                         help="print one JSON object per session (one per line)")
     parser.set_defaults(run=run)
-
-
-def clean(text: Any) -> str:
-    """One printable line: control and bidi characters escaped (log text is untrusted)."""
-    return _CONTROL.sub(lambda m: m.group(0).encode("unicode_escape").decode("ascii"), str(text))
 
 
 def _fail(path: Any, message: str) -> None:
