@@ -19,6 +19,7 @@ from workbench.build import LogBuilder
 from workbench.core.compaction.audit import (
     CompactionAudit, _attempt_around, _hidden_set, audit_events, audit_log, loader_protocol)
 from workbench.core.compaction.brackets import compactions, price_cache
+from workbench.core.compaction import eventfacts
 from workbench.core.compaction.eventfacts import EventFacts
 from workbench.core.compaction.checks import compaction_checks
 from workbench.core.compaction.probe import (
@@ -102,6 +103,19 @@ def _build(path: Path, version: int, turns: int = 36, seed: int = 5) -> None:
         with b.step():
             n += 1
             _step(b, rng, n)
+    if not v4:   # a checkpoint naming another bracket: the v0 invariant's first failure
+        a, z = b.surface[-2:]
+        start = b.raw({"type": "compaction/start", "data": {"compactionId": "cmp-x", "turn": None}})
+        summary = b.raw({"type": "compaction/summary", "data": {
+            "compactionId": "cmp-x", "summary": [{"type": "text", "text": "x"}],
+            "shadowedRange": {"start": a, "end": z}, "shadowedSeqs": [a, z],
+            "shadowedTokenCount": 1}})
+        b.raw({"type": "user/message", "surfaceOp": {"op": "replace", "start": a, "end": z},
+               "sourceEventSeqs": [start, summary, a, z], "data": {
+                   "id": "cp-x", "role": "user", "content": [{"type": "text", "text": "cp"}],
+                   "source": {"kind": "plugin", "plugin": "compact", "compactionId": "cmp-y"}}})
+        b.raw({"type": "compaction/end", "data": {"compactionId": "cmp-x", "turn": None}})
+    b.raw({"type": "compaction/end", "data": {"compactionId": "cmp-orphan", "turn": None}})
     b.compact(interrupted=True)   # the log ends inside a bracket: interrupted
     b.close()
 
@@ -153,6 +167,7 @@ def test_generated_log_covers_every_kind_of_attempt(generated: Path) -> None:
     assert any(c.lost is not None and c.record.replacement_seq is None
                for c in report.compactions)
     assert len(report.compactions) > 20
+    assert report.protocol   # the orphan compaction/end (v0 invariant, v4 relationships)
 
 
 @pytest.mark.parametrize("lazy", [False, True], ids=["in-memory", "lazy"])
@@ -160,7 +175,10 @@ def test_audit_equals_the_per_attempt_reference(generated: Path, lazy: bool) -> 
     keep = {"keep_events": 0, "keep_bytes": 0} if lazy else None
     log = evaluate_path(generated, keep=keep).log
     assert bool(getattr(log.events, "lazy", False)) == lazy and log.verdict != "refused"
-    assert audit_log(log).as_json()["compactions"] == _reference(load_log(generated))
+    report = audit_log(log).as_json()
+    assert report["compactions"] == _reference(load_log(generated))
+    if lazy:   # the log-level findings too (the v0 invariant reads events kept in the fold)
+        assert report == audit_log(load_log(generated)).as_json()
 
 
 @pytest.mark.parametrize("how", ["own-timeline", "fed-facts"])
@@ -176,12 +194,32 @@ def test_audit_on_a_callers_timeline_equals_the_reference(generated: Path, how: 
         facts = EventFacts.for_log(log.events, version=version)
         for seq, event in enumerate(log.events):
             facts.feed(seq, event)
+        facts.finish()
     found = compactions(log.events, version=version, timeline=timeline,
                         price=price_cache(log.events, version=version), facts=facts)
     assert (found.facts is None) == (how == "own-timeline")
     report = audit_events(log.events, version=version, found=found,
                           protocol=loader_protocol(log))
     assert report.as_json()["compactions"] == _reference(load_log(generated))
+
+
+@pytest.mark.parametrize("ahead", [None, 3], ids=["ridden", "given-up"])
+def test_v0_attempts_found_during_the_fold(generated: Path, ahead: int | None,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """A lazily parsed v0 log's model attempts ride on the fold; when they read too far ahead
+    they are given up and found in a pass of their own: the same audit either way."""
+    if ahead is not None:
+        monkeypatch.setattr(eventfacts, "RIDE_AHEAD", ahead)
+    log = evaluate_path(generated, keep={"keep_events": 0, "keep_bytes": 0}).log
+    version = log.format_version or 0
+    found = compactions(log.events, version=version)
+    expected = list(iter_attempts(list(log.events), version=version))
+    assert found.facts is not None
+    if version >= 4 or ahead is not None:
+        assert found.facts.attempts is None
+    else:
+        assert found.facts.attempts == expected
+    assert audit_log(log).as_json()["compactions"] == _reference(load_log(generated))
 
 
 def test_v4_projection_and_developer_message_reach_the_compared_requests(tmp_path: Path) -> None:

@@ -201,10 +201,10 @@ _REQUEST_TYPES = {0: frozenset({"assistant/chunk", "assistant/message"}),
 
 
 def _protocol(events: Sequence[Mapping[str, Any]], version: int, meta: Mapping[str, Any] | None,
-              inherited_event_count: int, timeline: SurfaceTimeline
-              ) -> tuple[ProtocolViolation, ...]:
+              inherited_event_count: int, timeline: SurfaceTimeline,
+              facts: EventFacts | None = None) -> tuple[ProtocolViolation, ...]:
     if version < 4:
-        failure = check_compaction_invariant(_invariant_events(events, timeline))
+        failure = check_compaction_invariant(_invariant_events(events, timeline, facts))
         if failure is None:
             return ()
         return (ProtocolViolation(failure.seq, "compaction-invariant", failure.message),)
@@ -213,16 +213,21 @@ def _protocol(events: Sequence[Mapping[str, Any]], version: int, meta: Mapping[s
                                               inherited_event_count=inherited_event_count))
 
 
-def _invariant_events(events: Sequence[Mapping[str, Any]], timeline: SurfaceTimeline
-                      ) -> Sequence[Mapping[str, Any]]:
+def _invariant_events(events: Sequence[Mapping[str, Any]], timeline: SurfaceTimeline,
+                      facts: EventFacts | None) -> Sequence[Mapping[str, Any]]:
     """What the v0 invariant reads: on a lazily parsed log only the events it acts on (bracket
     events, turn boundaries, end-seeds, replacing user messages; every other event leaves its
-    state alone), read in order; an in-memory log as it is."""
+    state alone), kept during the fold or read in order; an in-memory log as it is."""
     if not getattr(events, "lazy", False):
         return events
+    replaced = timeline.replacement_by_seq
+    if facts is not None and facts.complete:
+        return [event for seq, event in facts.kept.items()
+                if event.get("type") in _V0_INVARIANT_TYPES
+                or (event.get("type") == "user/message" and seq in replaced)]
     type_of = type_reader(events)
     seqs = set(seqs_of_type(events, _V0_INVARIANT_TYPES))
-    seqs.update(s for s in timeline.replacement_by_seq if type_of(s) == "user/message")
+    seqs.update(s for s in replaced if type_of(s) == "user/message")
     return [event for _, event in read_in_order(events, sorted(seqs))]
 
 
@@ -278,6 +283,8 @@ def _read_facts(found: Compactions, events: Sequence[Mapping[str, Any]], version
     chunks): the facts then ride on it, reading every node, as any request might be compared."""
     timeline, price = found.timeline, found.price
     plan, hidden_sets = _plan(found, events, version)
+    if attempts is None and found.facts is not None and found.facts.attempts is not None:
+        attempts = found.facts.attempts   # found during the fold (v0)
     if (found.facts is None and attempts is None and version < 4
             and getattr(events, "lazy", False)):
         plan.request(timeline.appended_through(timeline.end_seq))
@@ -359,7 +366,8 @@ def _audit(events: Sequence[Mapping[str, Any]], version: int, meta: Mapping[str,
                                                             for p in found.prunes}
     unpriced = tuple(r.seq for r in timeline.replacements if r.seq not in priced)
     if protocol is None:
-        protocol = _protocol(events, version, meta, inherited_event_count, timeline)
+        protocol = _protocol(events, version, meta, inherited_event_count, timeline,
+                             found.facts)
     return AuditReport(session_id, version, tuple(audits), prunes, fold_error, tuple(protocol),
                        unpriced)
 

@@ -28,12 +28,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence, Set
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Literal
 
+from workbench.core.compaction.eventfacts import CollectingEvents, EventFacts
 from workbench.core.compaction.invariant import is_checkpoint_replacement as _is_v0_checkpoint
 from workbench.core.compaction.prunes import PruneRecord, prune_record
-from workbench.core.compaction.eventfacts import CollectingEvents, EventFacts
-from workbench.core.compaction.sparse import type_reader
+from workbench.core.compaction.sparse import seqs_of_type, type_reader
+from workbench.core.requests import iter_attempts
 from workbench.core.timeline import SurfaceTimeline
 from workbench.core.tokens.heuristic import estimate_message, node_price
 from workbench.io.jsjson import ABSENT, deep_equal
@@ -185,12 +187,15 @@ class _Open:
 _BOUNDARY = frozenset({"turn/start", "turn/end", "step/end"})
 
 
-def _scan(events: Sequence[Mapping[str, Any]], version: int, replacements: Set[int]
+def _scan(events: Sequence[Mapping[str, Any]], version: int, replacements: Set[int],
+          marked: Sequence[int] | None = None
           ) -> tuple[list[_Open], list[tuple[int, int | None]]]:
     """Group compaction events into attempts and pair prunes with their replacements.
 
     Only compaction events, `command/run` and the `replacements` candidates (every seq the fold
-    replaced or rejected) are parsed; boundaries are read by type (`sparse.type_reader`)."""
+    replaced or rejected) are parsed; boundaries are read by type (`sparse.type_reader`).
+    `marked` lists the seqs worth looking at when known (`eventfacts.EventFacts.marked`:
+    every event this scan acts on), else every seq is."""
     attempts: list[_Open] = []
     open_: list[_Open] = []
     prunes: list[tuple[int, int | None]] = []
@@ -205,7 +210,7 @@ def _scan(events: Sequence[Mapping[str, Any]], version: int, replacements: Set[i
                 return attempt
         return None
 
-    for seq in range(len(events)):
+    for seq in range(len(events)) if marked is None else marked:
         kind = type_of(seq)
         if kind in _BOUNDARY:
             open_step = False
@@ -357,21 +362,31 @@ def compactions(events: Sequence[Mapping[str, Any]], *, version: int,
     `eventfacts.CollectingEvents`: the one pass also prices every event and collects what the
     audit reads (`Compactions.facts`). A caller with its own pass over the log can collect them
     there instead: `facts = EventFacts.for_log(events, version=...)`, `facts.feed(seq, event)`
-    for every event in order, then pass `facts` here."""
+    for every event in order, `facts.finish()`, then pass `facts` here."""
     if timeline is None and price is None and getattr(events, "lazy", False):
-        facts = EventFacts.for_log(events, version=version)
-        collecting = CollectingEvents(events, version, facts)
+        ride = None
+        if seqs_of_type(events, ("compaction/start",)):   # else the audit reads nothing
+            facts = EventFacts.for_log(events, version=version)
+            if version < 4:   # v0 attempts need their chunks: a whole pass, this one
+                ride = partial(iter_attempts, version=version)
+        collecting = CollectingEvents(events, version, facts, ride)
         timeline = SurfaceTimeline(collecting, version=version)
         price = _recorded(collecting.prices, events, version)
         if len(collecting.prices) != len(events):   # the fold stopped early: facts incomplete
             facts = None
+        elif facts is not None:
+            facts.attempts = collecting.ridden()
+            facts.finish()
     if timeline is None:
         timeline = SurfaceTimeline(events, version=version)
     if price is None:
         price = price_cache(events, version=version)
     candidates = set(timeline.replacement_by_seq)
     candidates.update(e.seq for e in timeline.errors if isinstance(e.seq, int))
-    attempts, prunes = _scan(events, version, candidates)
+    marked = None
+    if facts is not None and facts.complete:
+        events, marked = facts.view(), facts.marked   # the scan's events were kept in the pass
+    attempts, prunes = _scan(events, version, candidates, marked)
     return Compactions(
         tuple(_record(a, events, timeline, price, version) for a in attempts),
         tuple(prune_record(p, r, events, timeline, price, version) for p, r in prunes),

@@ -25,7 +25,8 @@ image, so a projected message has the facts of the message it projects.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from itertools import tee
 from typing import Any
 
 from workbench.core.compaction.pairing import event_delta
@@ -38,6 +39,13 @@ from workbench.core.tokens.heuristic import estimate_message, message_types, nod
 
 NO_MESSAGE, DEVELOPER, UNREAD = -1, -2, -3
 _TRANSCRIPT_TYPES = frozenset({"user/message", "assistant/message", "tool/result"})
+MARKED_TYPES = frozenset({"compaction/start", "compaction/summary", "compaction/end",
+                          "compaction/prune", "command/run", "session/end-seed", "turn/start",
+                          "turn/end", "step/start", "step/end"})
+"""Events the bracket scan and the v0 invariant act on (`brackets._scan`,
+`invariant.check_compaction_invariant`); with every rewriting (not append-origin) user message
+and tool result they are `marked`, and all but the step boundaries `kept` as events."""
+_BY_TYPE = frozenset({"step/start", "step/end"})
 
 
 class EventFacts:
@@ -62,6 +70,12 @@ class EventFacts:
         self._index: dict[tuple[str, str], int] = {}
         self.distinct: list[tuple[str, str]] = []
         self._lines = LineFacts()
+        self.attempts: list[Any] | None = None
+        """Model attempts found during the same pass (`CollectingEvents` ride), if any."""
+        self.marked: list[int] = []
+        self.kept: dict[int, Mapping[str, Any]] = {}
+        self.complete = False
+        """Whether every event of the log was fed (`feed`), so `marked` and `kept` are whole."""
 
     @classmethod
     def for_log(cls, events: Sequence[Mapping[str, Any]], *, version: int) -> EventFacts:
@@ -81,6 +95,18 @@ class EventFacts:
             self.node(seq, event, text=seq < self.texts_before, price=price)
         elif kind == "request/header":
             self.header(seq, event)
+        elif kind in MARKED_TYPES:
+            self.mark(seq, event, kind)
+
+    def finish(self) -> None:
+        """Every event of the log has been fed, in order."""
+        self.complete = len(self.message) == len(self.events)
+
+    def mark(self, seq: int, event: Mapping[str, Any], kind: Any) -> None:
+        """An event of `MARKED_TYPES` (call in seq order)."""
+        self.marked.append(seq)
+        if kind not in _BY_TYPE:
+            self.kept[seq] = event
 
     def header(self, seq: int, event: Mapping[str, Any]) -> None:
         """A `request/header` event (call in seq order)."""
@@ -101,6 +127,9 @@ class EventFacts:
         if kind in _TRANSCRIPT_TYPES:
             if event.get("surfaceOp") != "append":
                 self.rewritten.add(seq)
+                if kind != "assistant/message" and "surfaceOp" in event:
+                    self.marked.append(seq)   # a replacement (checkpoint, pruned copy)
+                    self.kept[seq] = event
             if kind == "tool/result":
                 self.delta[seq] = -1
             elif kind == "assistant/message":
@@ -143,6 +172,10 @@ class EventFacts:
             return None
         return self._text_chars[seq], self._ids[self._text_start[seq]:self._text_end[seq]]
 
+    def view(self) -> KeptEvents:
+        """The events, with the `kept` ones served without reading the log again."""
+        return KeptEvents(self.events, self.kept)
+
     def facts_of(self, text: str) -> list[int]:
         """Interned ids of the distinct facts of a text not fed (a projected message)."""
         index, out = self._index, []
@@ -155,16 +188,59 @@ class EventFacts:
         return out
 
 
+class KeptEvents(Sequence):
+    """`events` with some events at hand (`EventFacts.kept`); the rest are read by index."""
+
+    def __init__(self, events: Sequence[Mapping[str, Any]],
+                 kept: Mapping[int, Mapping[str, Any]]) -> None:
+        self._events = events
+        self._kept = kept
+        self.lazy = getattr(events, "lazy", False)
+        type_of = getattr(events, "type_of", None)
+        if callable(type_of):
+            self.type_of = type_of
+
+    def __len__(self) -> int:
+        return len(self._events)
+
+    def __getitem__(self, index: Any) -> Any:
+        event = self._kept.get(index) if type(index) is int else None
+        return self._events[index] if event is None else event
+
+    def __iter__(self) -> Iterator[Mapping[str, Any]]:
+        return iter(self._events)
+
+
+class _TooFar(Exception):
+    """A riding pass read too far ahead of the fold (see `CollectingEvents`)."""
+
+
+RIDE_AHEAD = 1 << 16
+"""Events a riding pass may read ahead of the fold before it is given up (they are kept parsed
+until the fold reaches them)."""
+
+
 class CollectingEvents(Sequence):
     """`events` whose in-order iteration also records every event's node price and, when
     `facts` is given, feeds it every event (`EventFacts.feed`): handed to the timeline's fold, a
-    lazily parsed log is parsed once for the fold, the prices and the audit's facts."""
+    lazily parsed log is parsed once for the fold, the prices and the audit's facts.
+
+    `ride(stream)` (optional) is another pass over the whole log written as a generator over an
+    event stream (v0 model attempts, `requests.iter_attempts`): it reads a copy of the same
+    stream (`itertools.tee`) and is advanced to the fold's position after every event, so both
+    share one parse. It yields items only now and then, so each step may read ahead; after
+    `RIDE_AHEAD` events it is given up (`ridden` stays None: run that pass on its own)."""
 
     def __init__(self, events: Sequence[Mapping[str, Any]], version: int,
-                 facts: EventFacts | None = None) -> None:
+                 facts: EventFacts | None = None,
+                 ride: Callable[[Iterator[Mapping[str, Any]]], Iterator[Any]] | None = None
+                 ) -> None:
         self._events = events
         self._version = version
         self._facts = facts
+        self._ride = ride
+        self._rider: Iterator[Any] | None = None
+        self._items: list[Any] = []
         self.prices = array("q")
 
     def __len__(self) -> int:
@@ -178,7 +254,13 @@ class CollectingEvents(Sequence):
         del prices[:]
         append = prices.append
         priced = message_types(version)   # every other type prices 0
-        for seq, event in enumerate(self._events):
+        stream: Iterator[Mapping[str, Any]] = iter(self._events)
+        read = [0]
+        if self._ride is not None:
+            stream, copy = tee(stream)
+            self._items = []
+            self._rider = self._ride(self._counted(copy, read))
+        for seq, event in enumerate(stream):
             kind = event.get("type") if type(event) is dict else None
             if kind in priced:
                 price = node_price(event, version=version)
@@ -187,6 +269,41 @@ class CollectingEvents(Sequence):
                     facts.node(seq, event, text=seq < facts.texts_before, price=price)
             else:
                 append(0)
-                if kind == "request/header" and facts is not None:
-                    facts.header(seq, event)
+                if facts is not None:
+                    if kind == "request/header":
+                        facts.header(seq, event)
+                    elif kind in MARKED_TYPES:
+                        facts.mark(seq, event, kind)
+            if self._rider is not None and read[0] <= seq:
+                self._advance(seq, read)
             yield event
+
+    def _counted(self, copy: Iterator[Mapping[str, Any]], read: list[int]
+                 ) -> Iterator[Mapping[str, Any]]:
+        for event in copy:
+            if read[0] - len(self.prices) > RIDE_AHEAD:
+                raise _TooFar
+            read[0] += 1
+            yield event
+
+    def _advance(self, seq: int, read: list[int]) -> None:
+        rider = self._rider
+        try:
+            while read[0] <= seq:
+                self._items.append(next(rider))  # type: ignore[arg-type]
+        except StopIteration:
+            pass
+        except _TooFar:
+            self._rider, self._ride = None, None
+
+    def ridden(self) -> list[Any] | None:
+        """Everything the riding pass yielded once the fold has read every event (None: no
+        rider, it was given up, or the fold stopped early)."""
+        if self._rider is None or len(self.prices) != len(self._events):
+            return None
+        try:
+            self._items.extend(self._rider)
+        except _TooFar:
+            return None
+        self._rider = None
+        return self._items

@@ -138,13 +138,14 @@ class AuditFacts:
     def _probe(self, job: _Probe) -> LostProbe:
         """The lost-fact probe of one attempt from the interned facts of its hidden messages
         (`probe.lost_probe` of `timeline.message_at(s, at)` for each hidden `s`)."""
-        facts, timeline = self.facts, self.timeline
+        facts, timeline, count = self.facts, self.timeline, len(self.events)
         lengths: list[int] = []
         ids: list[Sequence[int]] = []
         for seq in job.hidden:
-            kept = facts.text_of(seq) if 0 <= seq < len(self.events) else None
+            in_log = 0 <= seq < count
+            kept = facts.text_of(seq) if in_log else None
             if kept is None:
-                if self.message[seq] == NO_MESSAGE:
+                if in_log and self.message[seq] == NO_MESSAGE:
                     shown = timeline.projected_at(seq, job.at) if self._projections else None
                 else:
                     shown = timeline.message_at(seq, job.at)
