@@ -12,14 +12,19 @@ Both rates are reported:
 
 * ``dsh@K``    — pure pricing: the log's events decoded in chunks of K (untimed, their decoding
   CPU time is reported apart), `price_events(chunk)` timed over every chunk; the rate is events /
-  pricing CPU, over all events (message or not). Memory locality decides the rate, so three
-  chunk sizes are measured: 64 (streamed: what the meters do on a lazy log, the events are still
-  in the CPU cache), 4,096 and 200,000 (resident: the largest log the store keeps parsed in
-  memory); the decoding time of large chunks also carries the cyclic GC's passes over them;
+  pricing CPU, over all events (message or not). Memory locality decides the rate (the loop is
+  bound by cache misses on the event dicts; reshaping it changes nothing), so three chunk sizes
+  are measured: 64 (streamed: the meters price a lazy log's events as they are parsed, still in
+  the CPU cache), 4,096 (events scattered over recycled memory: no library path holds events this
+  way, the worst layout seen) and 200,000 (resident, allocated in order: like the largest log the
+  store keeps parsed); the decoding time of large chunks also carries the cyclic GC's passes;
 * ``dsh-meter`` — end to end: `get_meter("dsh").count_events(log.events)` on the lazy store
   (decodes every event in order, then prices it);
 * ``dsh-logtokens`` — end to end through the library path: `LogTokens(events).prices("dsh")`
-  (decodes only the events whose type can be a node, found by type codes, in random access).
+  (the events whose type can be a node, found by type codes, read in order);
+* ``dsh-passes`` — the other `LogTokens` passes over the whole lazy log, each timed: the fold
+  shape (`shape`, surface-eligible events), `surface_totals("dsh")` over cached prices, and the
+  provider usage samples (`usage()`).
 
 **Real tokenizers** (`o200k`, `deepseek`; target: meter within 1.5x of the bare tokenizer). The
 sample is the first `--sample-mb` MB (default 20; 0 = the whole log) of message text of the log:
@@ -187,6 +192,23 @@ def _measure(kind: str, path: Path, sample_mb: float) -> dict:
             with _Clock() as clock:
                 counts = meter.count_events(events)
             result.update(cpu=clock.cpu, wall=clock.wall, tokens=int(counts.sum()))
+        elif kind == "dsh-passes":
+            from workbench.core.tokens.counts import LogTokens
+            tokens = LogTokens(events, version=version, progress=False)
+            clocks = {name: _Clock() for name in ("prices", "shape", "totals", "usage")}
+            with clocks["prices"]:
+                tokens.prices("dsh")
+            with clocks["shape"]:
+                shape = tokens.shape
+            with clocks["totals"]:
+                totals = tokens.surface_totals("dsh")
+            with clocks["usage"]:
+                samples = tokens.usage()
+            result.update(cpu=sum(c.cpu for c in clocks.values()),
+                          wall=sum(c.wall for c in clocks.values()),
+                          passes={k: [c.cpu, c.wall] for k, c in clocks.items()},
+                          nodes=int(shape.surface.sum()), final_total=int(totals[-1]),
+                          samples=len(samples))
         else:
             from workbench.core.tokens.counts import LogTokens
             name = "dsh" if kind == "dsh-logtokens" else kind.removesuffix("-log")
@@ -323,10 +345,16 @@ def main(argv: list[str] | None = None) -> int:
             summary[f"dsh@{chunk}_events_per_s_cpu"] = rate
             summary[f"dsh@{chunk}_events_per_s_wall"] = n / pure["wall"]
             summary[f"dsh@{chunk}_decode_price_events_per_s_cpu"] = e2e
-        for kind in ("dsh-meter", "dsh-logtokens"):
+        for kind in ("dsh-meter", "dsh-logtokens", "dsh-passes"):
             r = _run(kind, path, args.sample_mb, args.repeat)
             if "error" in r:
                 print(_line(r))
+                continue
+            if kind == "dsh-passes":
+                parts = ", ".join(f"{k} {c:.2f} s CPU {w:.2f} s wall" for k, (c, w) in r["passes"].items())
+                print(_line(r, f"  {parts}; {r['nodes']} surface events, final surface "
+                            f"{r['final_total']} tokens, {r['samples']} usage samples"))
+                summary.update({f"passes_{k}_cpu": c for k, (c, _) in r["passes"].items()})
                 continue
             rate = r["events"] / r["cpu"]
             print(_line(r, f"  {r['tokens']} tokens: {rate / 1e6:.2f}M events/s CPU "
