@@ -115,16 +115,21 @@ def _run(kind: str, path: Path, queries: int, seed: int, repeat: int) -> dict:
 
 
 def _profile(path: Path, top: int) -> None:
-    code = (
-        "import cProfile, pstats, sys; sys.path.insert(0, %r)\n"
-        "from workbench.core.load import load_log\n"
-        "from workbench.core.timeline import SurfaceTimeline\n"
-        "log = load_log(%r)\n"
-        "p = cProfile.Profile(); p.enable()\n"
-        "SurfaceTimeline(log.events, version=log.format_version)\n"
-        "p.disable()\n"
-        "s = pstats.Stats(p); s.sort_stats('tottime').print_stats(%d)\n" % (str(ROOT), str(path), top))
-    subprocess.run([sys.executable, "-c", code], check=False)
+    subprocess.run([sys.executable, __file__, "--measure", "profile", str(path), "--top", str(top)],
+                   check=False)
+
+
+def _profile_here(path: Path, top: int) -> None:
+    import cProfile
+    import pstats
+    sys.path.insert(0, str(ROOT))
+    from workbench.core.timeline import SurfaceTimeline
+    log, _, _ = _load(path)
+    profiler = cProfile.Profile()
+    profiler.enable()
+    SurfaceTimeline(log.events, version=log.format_version)
+    profiler.disable()
+    pstats.Stats(profiler).sort_stats("tottime").print_stats(top)
 
 
 def bench_file(path: Path, queries: int, seed: int, repeat: int) -> dict:
@@ -179,6 +184,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--top", type=int, default=25)
     args = parser.parse_args(argv)
     if args.measure:
+        if args.measure[0] == "profile":
+            _profile_here(Path(args.measure[1]), args.top)
+            return 0
         print(json.dumps(_measure(args.measure[0], Path(args.measure[1]), args.queries, args.seed)))
         return 0
     files = args.files or [p for p in (ALL_FILES if args.all else DEFAULT_FILES) if p.exists()]

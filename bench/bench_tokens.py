@@ -58,6 +58,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Self
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "bench" / "out"
@@ -82,7 +83,7 @@ class _Clock:
     def __init__(self) -> None:
         self.wall = self.cpu = 0.0
 
-    def __enter__(self) -> _Clock:
+    def __enter__(self) -> Self:
         self._w, self._c = time.perf_counter(), time.process_time()
         return self
 
@@ -296,6 +297,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("file", nargs="?", type=Path, default=DEFAULT)
     parser.add_argument("--measure", help=argparse.SUPPRESS)
+    parser.add_argument("--cprofile", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--sample-mb", type=float, default=20.0,
                         help="MB of message text for the tokenizer sample (0: the whole log)")
     parser.add_argument("--only", default="dsh,tokenizers",
@@ -307,6 +309,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--profile", metavar="KIND", help="cProfile one measurement")
     args = parser.parse_args(argv)
     if args.measure:
+        if args.cprofile:
+            import cProfile
+            import pstats
+            profiler = cProfile.Profile()
+            profiler.enable()
+            result = _measure(args.measure, args.file, args.sample_mb)
+            profiler.disable()
+            print(result)
+            pstats.Stats(profiler).sort_stats("tottime").print_stats(30)
+            return 0
         print(json.dumps(_measure(args.measure, args.file, args.sample_mb)))
         return 0
     path = args.file
@@ -314,12 +326,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"no log {path}: run `python bench/make_large_log.py` first", file=sys.stderr)
         return 0
     if args.profile:
-        code = ("import cProfile, pstats, sys; sys.argv = [%r]; sys.path.insert(0, %r)\n"
-                "import bench_tokens as b\n"
-                "p = cProfile.Profile(); p.enable(); r = b._measure(%r, b.Path(%r), %r); p.disable()\n"
-                "print(r); pstats.Stats(p).sort_stats('tottime').print_stats(30)\n"
-                % (__file__, str(Path(__file__).parent), args.profile, str(path), args.sample_mb))
-        subprocess.run([sys.executable, "-c", code], check=False)
+        subprocess.run([sys.executable, __file__, str(path), "--measure", args.profile, "--cprofile",
+                        "--sample-mb", str(args.sample_mb)], check=False)
         return 0
     with open(path, "rb") as fh:  # warm the page cache in pieces (keep this parent small)
         while fh.read(1 << 20):
@@ -374,7 +382,7 @@ def main(argv: list[str] | None = None) -> int:
         for name in args.tokenizers.split(","):
             rows = {how: _run(f"{name}-{how}", path, args.sample_mb, args.repeat)
                     for how in ("meter", "direct", "pieces", "distinct")}
-            for how, r in rows.items():
+            for r in rows.values():
                 extra = ""
                 if "tokens" in r:
                     extra = f"  {r['tokens']} tokens"
