@@ -17,7 +17,12 @@ event is a small pure function of that one event, so an `EventFacts` is fed even
 * the lost-probe facts of a message (`probe.text_facts`, each distinct fact once, in order of
   first appearance) and its text length, for the events fed with `text=True`. Facts are interned
   (one string per distinct fact, a 4-byte id per occurrence): a 1.3M-event log keeps a few
-  arrays and its distinct facts, never its texts.
+  arrays and its distinct facts, never its texts;
+* `marked` / `kept` — when every event is fed (`feed`, `finish`): the seqs of the events the
+  bracket scan and the v0 invariant act on (`MARKED_TYPES`, and replacing user messages and tool
+  results) and those events themselves but the step boundaries (a few per attempt and turn), so
+  neither reads the log again; `attempts` — the model attempts when a pass found them
+  (`CollectingEvents` can run another whole-log pass on the same parse).
 
 An `image/offload` projection only marks image blocks `offloaded` (v4 §4.8) and the probe reads no
 image, so a projected message has the facts of the message it projects.
