@@ -86,13 +86,13 @@ def _run(kind: str, path: Path, repeat: int = 1) -> dict:
 
 def _profile(path: Path, top: int) -> None:
     code = (
-        "import cProfile, pstats, sys; sys.path.insert(0, %r)\n"
+        f"import cProfile, pstats, sys; sys.path.insert(0, {str(ROOT)!r})\n"
         "from workbench.core.load import load_log\n"
         "from workbench.core.compaction.audit import audit_log\n"
-        "log = load_log(%r)\n"
+        f"log = load_log({str(path)!r})\n"
         "p = cProfile.Profile(); p.enable(); audit_log(log); p.disable()\n"
-        "s = pstats.Stats(p); s.sort_stats('tottime').print_stats(%d)\n"
-        "s.sort_stats('cumulative').print_stats(%d)\n" % (str(ROOT), str(path), top, top))
+        f"s = pstats.Stats(p); s.sort_stats('tottime').print_stats({top})\n"
+        f"s.sort_stats('cumulative').print_stats({top})\n")
     subprocess.run([sys.executable, "-c", code], check=False)
 
 

@@ -85,8 +85,8 @@ def _build(path: Path, version: int, turns: int = 36, seed: int = 5) -> None:
                     b.compact(nodes[nodes.index(user) + 1], nodes[-1], summary="Mid span.")
                     b.log("image/offload", {"targets": [{"seq": user, "imageIndexes": [0]}]})
                 elif roll < 0.3:
-                    b.compact(summary=[f"Turn {turn}: mod_{turn}.py raised ValueError; "
-                                       f"see https://example.com/t/{turn}", "Next: item-%d" % n])
+                    b.compact(summary=[(f"Turn {turn}: mod_{turn}.py raised ValueError; "
+                                        f"see https://example.com/t/{turn}"), f"Next: item-{n}"])
                 elif roll < 0.36:
                     b.compact(error="summary is not smaller than the shadowed content (900 "
                               "estimated framed tokens >= 20)", summary_logged=True)
@@ -99,10 +99,9 @@ def _build(path: Path, version: int, turns: int = 36, seed: int = 5) -> None:
                         b.prune(results[0], head=8, tail=8)
         if turn == turns - 1:   # killed mid-compaction, then resumed: stale
             b.compact(interrupted=True, summary_logged=True)
-    with b.turn():
-        with b.step():
-            n += 1
-            _step(b, rng, n)
+    with b.turn(), b.step():
+        n += 1
+        _step(b, rng, n)
     if not v4:   # a checkpoint naming another bracket: the v0 invariant's first failure
         a, z = b.surface[-2:]
         start = b.raw({"type": "compaction/start", "data": {"compactionId": "cmp-x", "turn": None}})
