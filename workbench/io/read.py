@@ -265,7 +265,7 @@ def _scan_zstd(reader: _Reader, data: bytes | memoryview, compressed: Any, path:
         return reader.build(path, "zstd", byte_length)
     scanner = reader.scanner
     store = reader.store
-    source.add_segment(0, 1)  # the header frame
+    source.add_segment(0, 1, [len(first)])  # the header frame
     total = len(first)
     pending: list[bytes] = []  # decoded frames not yet scanned, from frame `run`
     pending_bytes = 0
@@ -274,7 +274,8 @@ def _scan_zstd(reader: _Reader, data: bytes | memoryview, compressed: Any, path:
     def scan_pending(stop: int) -> None:
         nonlocal pending_bytes, run
         if pending:
-            store.begin_segment(source.add_segment(run, stop), scanner.input_bytes, None)
+            segment = source.add_segment(run, stop, [len(p) for p in pending])
+            store.begin_segment(segment, scanner.input_bytes, None)
             scanner.write(pending[0] if len(pending) == 1 else b"".join(pending))
             pending.clear()
         pending_bytes, run = 0, stop
