@@ -192,7 +192,8 @@ class Session:
     def audit(self) -> AuditReport:
         """The compaction audit (`workbench.core.compaction.audit`)."""
         from workbench.core.compaction.audit import audit_log
-        return audit_log(self.log, found=self.compactions)
+        # reuse the v0 model attempts only when a frame already computed them
+        return audit_log(self.log, found=self.compactions, attempts=self.__dict__.get("attempts"))
 
     def _only(self, types: frozenset[str]) -> Sequence[dict[str, Any]]:
         """The events, with every event whose type is not in `types` replaced by a type-only
