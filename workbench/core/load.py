@@ -133,11 +133,16 @@ class _Pipeline:
 
         def accept(batch: list) -> None:
             nonlocal count
-            index = count
+            index = count - 1
             for event in batch:
+                index += 1
                 try:
                     kind = event.get("type")
                     seq = event.get("seq")
+                    if type(kind) is str and kind in quiet and len(event) == 4 and type(seq) is int and (
+                            v4 or ("data" in event and type(time := event.get("time")) is int
+                                   and -_MAX <= time <= _MAX)):
+                        continue  # the four envelope keys (valid) and a type no stage looks at
                     # the typed lane: a str type, an integer seq, no surface fields, and (v0) just
                     # the four envelope keys with a safe integer time; v4 rows were decoded already
                     if type(seq) is int and type(kind) is str and (
@@ -161,8 +166,7 @@ class _Pipeline:
                         restore_accept(event, index)
                 except Exception as exc:  # noqa: BLE001 - a checker bug must not lose the log
                     crash(event, exc)
-                index += 1
-            count = index
+            count = index = index + 1
             if batch:
                 last = batch[-1]
                 closers.note_last(last)

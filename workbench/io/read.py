@@ -33,7 +33,8 @@ from workbench.io.legacy import V0Codec
 from workbench.io.model import Defect, Log
 from workbench.io.rows_v4 import V4Codec
 from workbench.io.scan import IssueError, LineScanner, ScanIssue
-from workbench.io.store import BytesSource, EventStore, FileSource, FrameSource
+from workbench.io.sources import BytesSource, FileSource, FrameSource
+from workbench.io.store import EventStore
 
 CHUNK = 8 * 1024 * 1024
 """Bytes read per step from a raw file (the file is never held whole in memory)."""

@@ -19,11 +19,11 @@ is parsed exactly once and never held in memory as parsed dicts unless the sink 
 
 Speed (sessions of 1.3M lines): a codec may offer ``take`` (screen + decode of a well-formed
 row in one call: its event, or the list of a packed row's events; side-effect free when it
-raises; None leaves the parsed row to the general path) and the caller a *batch* sink; then the lines of a chunk run through one tight loop
-and reach the batch sink together, and only an unusual line (possible integer ``-0``,
-unparsable, over `MAX_LINE`, refused or left by ``take``) goes the general per-line way, so every
-outcome is the general path's. The negative-zero candidates of
-a chunk are found by one regex pass over the chunk instead of one search per line.
+raises; None leaves the parsed row to the general path) and the caller a *batch* sink. Then the
+lines of a chunk run through one tight loop and reach the batch sink `BATCH` at a time; only an
+unusual line (possible integer ``-0``, unparsable, over `MAX_LINE`, refused or left by ``take``)
+goes the general per-line way, so every outcome is the general path's. The negative-zero
+candidates of a chunk are found by one regex pass over the chunk, not one search per line.
 """
 from __future__ import annotations
 
