@@ -26,8 +26,9 @@ so it is printed only as a cross-check and the parent keeps itself small. The fi
 in 1 MiB pieces, before measuring so every measurement sees it in the page cache. Each measurement
 reports wall time and CPU time (`time.process_time`); ratios use CPU time, which a machine shared
 with other jobs disturbs far less than wall time (both are printed). `--repeat N` keeps the
-fastest of N runs of each measurement. Targets: load <= 2x
-the orjson baseline (I/O + decompression + loads), >= 3x faster than pandas, peak RSS <= 1 GiB.
+fastest of N runs of each measurement. Targets: load <= 2x the orjson-kept baseline (I/O +
+decompression + loads; stretch: <= 2x orjson-kept-nogc), >= 3x faster than pandas, peak RSS
+<= 1 GiB; the ratio to orjson-discard is shown for reference.
 ``--profile`` also runs the loader under cProfile and prints where the time goes.
 """
 from __future__ import annotations
@@ -51,6 +52,8 @@ TARGET_RSS_MIB = 1024
 ORJSON_KINDS = ("orjson-kept", "orjson-kept-nogc", "orjson-discard")
 KINDS = ("load",) + ORJSON_KINDS + ("pandas",)
 ALIASES = {"orjson": "orjson-kept", "orjson-nogc": "orjson-kept-nogc"}
+TARGETED = {"orjson-kept": "", "orjson-kept-nogc": ", stretch"}
+"""Baselines the load ratio target applies to: the specified one, and the stricter GC-off one."""
 LABELS = {
     "load": "workbench load_log (validated events, lazy store)",
     "orjson-kept": "orjson loop, values kept, GC on (specified baseline)",
@@ -191,9 +194,12 @@ def bench_file(path: Path, kinds: list[str], repeat: int = 1) -> dict:
         if "seconds" in load and "seconds" in base:
             ratio = load["cpu_seconds"] / base["cpu_seconds"]
             wall = load["seconds"] / base["seconds"]
-            ok = "PASS" if ratio <= TARGET_LOAD_VS_ORJSON else "FAIL"
-            print(f"  load / {name:16s} = {ratio:5.2f}x CPU, {wall:5.2f}x wall "
-                  f"(target <= {TARGET_LOAD_VS_ORJSON}x) {ok}")
+            if name in TARGETED:
+                ok = "PASS" if ratio <= TARGET_LOAD_VS_ORJSON else "FAIL"
+                verdict = f"(target <= {TARGET_LOAD_VS_ORJSON}x{TARGETED[name]}) {ok}"
+            else:
+                verdict = "(the floor: no target)"
+            print(f"  load / {name:16s} = {ratio:5.2f}x CPU, {wall:5.2f}x wall {verdict}")
     if "seconds" in load and "seconds" in pandas:
         ratio = pandas["cpu_seconds"] / load["cpu_seconds"]
         wall = pandas["seconds"] / load["seconds"]
