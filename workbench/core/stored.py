@@ -51,6 +51,7 @@ _SURFACE_V4 = frozenset(("system/message", "developer/message", "user/message", 
 _ROLE_V4 = {"system/message": "system", "developer/message": "developer", "user/message": "user",
             "assistant/message": "assistant", "tool/result": "tool"}
 _ROLE_V0 = {"user/message": "user", "assistant/message": "assistant", "tool/result": "user"}
+_SURFACE_V0 = frozenset(_ROLE_V0)
 _TOOL_CHANGES = ("tool-addition", "tool-removal")
 
 
@@ -120,8 +121,10 @@ def surface_metadata_problem(event: Mapping[str, Any], *, version: int) -> FoldE
     kind = event.get("type")
     if "surfaceOp" not in event and "sourceEventSeqs" not in event and kind not in _SURFACE_V4:
         return None
-    fold = _fold
     seq = event.get("seq")
+    if type(seq) is int and _plain_append(event, kind, seq, version):
+        return None
+    fold = _fold
     if type(seq) is float and seq.is_integer():
         seq = int(seq)
     shown = seq if type(seq) is int else js_str(seq)
@@ -138,6 +141,27 @@ def surface_metadata_problem(event: Mapping[str, Any], *, version: int) -> FoldE
     except TypeError as exc:  # a seq that is not a number: JavaScript compares it anyway
         return FoldError("invalid_event", seq, str(exc))
     return None
+
+
+_INT = frozenset((int,))
+
+
+def _plain_append(event: Mapping[str, Any], kind: Any, seq: int, version: int) -> bool:
+    """Whether the fold's rules surely pass an append of an eligible type whose sources, if any,
+    are distinct integer seqs before `seq` (a shortcut: False means "ask the fold")."""
+    op = event.get("surfaceOp")
+    if not (type(op) is str and op == "append" and kind in (_SURFACE_V4 if version >= 4 else _SURFACE_V0)):
+        return False
+    sources = event.get("sourceEventSeqs", _fold._MISSING)
+    if sources is _fold._MISSING:
+        return True
+    if type(sources) is not list or not sources or (version >= 4 and kind == "assistant/message"):
+        return False
+    if len(sources) == 1:
+        source = sources[0]
+        return type(source) is int and 0 <= source < seq
+    return (set(map(type, sources)) == _INT and min(sources) >= 0 and max(sources) < seq
+            and len(set(sources)) == len(sources))
 
 
 # -- assertMessageEventShape --------------------------------------------------------------------

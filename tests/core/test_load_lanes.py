@@ -1,0 +1,146 @@
+"""The loader's dispatch lanes (`workbench.core.load`) change no outcome.
+
+The pipeline hands each event only to the stages whose types it concerns, skips quiet types,
+shares shape results between the stored validation and restore, and takes shortcuts for plain
+appends. Each stage's result must equal the stage run on its own over every event through its
+plain ``accept`` (`check_relationships`, `validate_stored_events`, `restore_session`,
+`open_turn_closers`), on the shared corpus and on built damaged logs.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from workbench.core import stored, surface
+from workbench.core.load import evaluate_bytes, evaluate_path
+from workbench.core.relationships import check_relationships
+from workbench.core.repair import open_turn_closers
+from workbench.core.restore import RestoreError, restore_session
+from workbench.core.stored import surface_metadata_problem, validate_stored_events
+from workbench.errors import FoldError
+
+
+def _standalone(report) -> tuple:
+    log = report.log
+    events = list(log.events)
+    version = 4 if (log.format_version or 0) >= 4 else 0
+    meta = log.meta if log.meta is not None else (log.header or {})
+    relationships = (check_relationships(meta, events, inherited_event_count=log.inherited_event_count,
+                                         collect=True) if version == 4 else [])
+    found = validate_stored_events(meta, events, version=version, location=log.path, collect=True)
+    closers = open_turn_closers(events, "interrupted", version=version)
+    try:
+        resume = restore_session(events + closers, version=version,
+                                 header=log.meta if version == 4 else None,
+                                 inherited_event_count=log.inherited_event_count)
+        resumed = (resume.nodes, resume.appended_end_seed)
+    except RestoreError as exc:
+        resumed = (exc.kind, exc.message, exc.index)
+    return sorted(map(repr, relationships)), list(map(repr, found)), repr(closers), resumed
+
+
+def _pipeline(report) -> tuple:
+    resume = report.resume
+    resumed = ((resume.nodes, resume.appended_end_seed) if not isinstance(resume, RestoreError)
+               else (resume.kind, resume.message, resume.index))
+    return (sorted(map(repr, report.relationships)), list(map(repr, report.stored)), repr(report.closers),
+            resumed)
+
+
+def _corpus(shared_dir: Path) -> list[Path]:
+    corpus = shared_dir / "corpus"
+    paths = sorted(p for p in corpus.rglob("*") if p.suffix in (".jsonl", ".zstd"))
+    if not paths:
+        pytest.skip("../shared/corpus holds no logs")
+    return paths
+
+
+def test_corpus_stage_results_equal_the_stages_run_alone(shared_dir: Path) -> None:
+    compared = 0
+    for path in _corpus(shared_dir):
+        report = evaluate_path(path)
+        if report.read.header is None or not report.read.header.readable:
+            continue  # no rows were read: no stage ran
+        assert _pipeline(report) == _standalone(report), path.name
+        compared += 1
+    assert compared > 100
+
+
+HEADER = {"type": "session", "version": 4, "id": "s", "createdAt": 1, "isSeeded": False, "delegationDepth": 0}
+
+
+def _log(events: list[dict]) -> bytes:
+    return b"".join(json.dumps(e, separators=(",", ":")).encode() + b"\n" for e in [HEADER, *events])
+
+
+def _event(seq: int, kind: str, data: dict, **extra: object) -> dict:
+    return {"type": kind, "seq": seq, "time": seq, "data": data, **extra}
+
+
+DAMAGED = {
+    "quiet-types-carry-surface-fields": [
+        _event(0, "job/registered", {}, surfaceOp="append"),
+        _event(1, "todo/write", {}, sourceEventSeqs=[0]),
+        _event(2, "session-log-deepseek/delivery-accepted", {"sessionFormatVersion": 4, "throughSeq": 5,
+                                                             "sessionId": "other"}),
+    ],
+    "unknown-and-ignorable": [
+        _event(0, "future/thing", {}),
+        _event(1, "future/other", {}, ignorable=True),
+        _event(2, "job/settled", {}, ignorable=True),
+    ],
+    "open-turn-with-tools": [
+        _event(0, "turn/start", {"turn": 1}),
+        _event(1, "step/start", {"turn": 1, "step": 1}),
+        _event(2, "assistant/message", {"turn": 1, "step": 1, "stream": [], "message": {
+            "id": "m", "role": "assistant", "source": {"kind": "model", "provider": "p", "model": "m"},
+            "content": [{"type": "tool-call", "id": "c1", "name": "bash", "arguments": "{}"}]}},
+               surfaceOp="append"),
+        _event(3, "tool/call", {"turn": 1, "step": 1, "callId": "c1", "name": "bash", "arguments": "{}"}),
+        _event(4, "job/registered", {}),
+    ],
+    "bad-shapes": [
+        _event(0, "user/message", {"id": "", "role": "user", "content": [], "source": {"kind": "user"}},
+               surfaceOp="append"),
+        _event(1, "tool/result", {"message": {"id": "r", "role": "tool", "content": []}},
+               surfaceOp="append", sourceEventSeqs=[0, 0]),
+        _event(2, "request/header", {"header": {"tools": []}}),
+    ],
+}
+
+
+@pytest.mark.parametrize("name", sorted(DAMAGED))
+def test_damaged_logs_stage_results_equal_the_stages_run_alone(name: str) -> None:
+    report = evaluate_bytes(_log(DAMAGED[name]), name="session.v4.jsonl")
+    assert _pipeline(report) == _standalone(report)
+    lazy = evaluate_bytes(_log(DAMAGED[name]), name="session.v4.jsonl", keep={"keep_events": 0, "keep_bytes": 0})
+    assert _pipeline(lazy) == _pipeline(report)
+    assert [str(d) for d in lazy.log.defects] == [str(d) for d in report.log.defects]
+
+
+_entry = st.one_of(st.integers(-2, 12), st.just(3.0), st.just(True), st.just("3"), st.just(-0.0))
+
+
+@settings(max_examples=300, deadline=None)
+@given(kind=st.sampled_from(["tool/result", "assistant/message", "user/message", "todo/write"]),
+       sources=st.one_of(st.none(), st.lists(_entry, max_size=5)), version=st.sampled_from([0, 4]),
+       op=st.sampled_from(["append", "replace"]))
+def test_plain_append_shortcut_agrees_with_the_fold(kind: str, sources: list | None, version: int,
+                                                    op: str) -> None:
+    event: dict = {"type": kind, "seq": 10, "time": 0, "data": {}, "surfaceOp": op}
+    if sources is not None:
+        event["sourceEventSeqs"] = sources
+    try:
+        fold_op = surface._surface_op(event, kind, 10, version)
+        if fold_op is not None:
+            surface._check_sources(event, kind, 10, version)
+        accepted = True
+    except FoldError:
+        accepted = False
+    if stored._plain_append(event, kind, 10, version):
+        assert accepted
+    assert (surface_metadata_problem(event, version=version) is None) == accepted
