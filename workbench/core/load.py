@@ -139,25 +139,22 @@ class _Pipeline:
                 try:
                     kind = event.get("type")
                     seq = event.get("seq")
-                    if type(kind) is str and kind in quiet and len(event) == 4 and type(seq) is int and (
-                            v4 or ("data" in event and type(time := event.get("time")) is int
-                                   and -_MAX <= time <= _MAX)):
-                        continue  # the four envelope keys (valid) and a type no stage looks at
                     # the typed lane: a str type, an integer seq, no surface fields, and (v0) just
                     # the four envelope keys with a safe integer time; v4 rows were decoded already
                     if type(seq) is int and type(kind) is str and (
                             (len(event) == 4 and (v4 or ("data" in event and type(time := event.get("time")) is int
                                                          and -_MAX <= time <= _MAX)))
                             or (v4 and "surfaceOp" not in event and "sourceEventSeqs" not in event)):
-                        if kind not in quiet:
-                            if kind in to_relationships:
-                                accept_known(event, kind, seq)
-                            if kind in to_stored or kind not in known:
-                                stored_accept(event)
-                            if kind in TRACKED:
-                                track(event, kind)
-                            if kind in to_restore:
-                                restore_accept(event, index, enveloped=True)
+                        if kind in quiet:
+                            continue
+                        if kind in to_relationships:
+                            accept_known(event, kind, seq)
+                        if kind in to_stored or kind not in known:
+                            stored_accept(event)
+                        if kind in TRACKED:
+                            track(event, kind)
+                        if kind in to_restore:
+                            restore_accept(event, index, enveloped=True)
                     else:
                         if relationships is not None:
                             relationships.accept(event)
