@@ -1,0 +1,394 @@
+"""Literal anchors: the concrete facts a summary should carry over. Layer: core (pure).
+
+An anchor is a literal a later step may need verbatim: a file path, a command, an error, an
+identifier, a URL, a number *with its context*, or an explicit constraint of the user. Every rule
+lives in `RULES` (one row per rule: kind, regular expression, which group is the anchor, a
+normaliser); `KINDS` lists the kinds in the order they claim text. To add a rule, add a row: the
+scanner builds one alternation from the table, so at each position the first rule that matches
+claims the span (a URL is not also a path, a path is not also an identifier).
+
+What is scanned (`message_texts`): text and reasoning blocks, the *values* of tool-call
+arguments (JSON parsed; keys dropped), and tool results. What is never an anchor:
+
+* tool-schema vocabulary: tool names and the parameter names of the tools the log advertises
+  (`schema_words`), plus `SCHEMA_WORDS` (DSH's own argument names);
+* JSON keys (``"key":`` anywhere in a text, and the keys of parsed arguments);
+* the harness's boilerplate: the checkpoint framing (preamble and summary tags), runtime- and
+  time-context snapshots (`BOILERPLATE_SOURCES`), the tool-result wrapper tags (``<path>``,
+  ``<type>``, ``<content>``), read-tool line-number prefixes and the ``[exit code: 0]`` marker;
+* enumerations (`ENUMERATION`: ``line 1``, ``line 2``, ... in one text are data);
+* a bare number: a number is an anchor only after a context word (``port 8080``, ``size: 17``,
+  ``exit code 2``) or with a unit (``30s``, ``512 MB``, ``15%``), and not when it opens a run
+  of numbers (``1, 2, 3``: data); its text is ``"<context> <number>"``, context lower-cased.
+
+Commands come from shell-like tool arguments (`COMMAND_KEYS`) and from ``$ ...`` lines. Constraints
+are a *heuristic*: sentences of the user's own messages (role user, source ``user``) with a cue
+word (`CONSTRAINT_CUES`); whether a summary states one is judged by word overlap, not literally
+(`states`). Every other kind is stated when its text occurs verbatim in the summary.
+
+Each `Anchor` keeps the seq of the event it was born at (the first event that carried it).
+"""
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["Anchor", "KINDS", "RULES", "Rule", "anchor_keys", "event_texts", "extract_anchors",
+           "message_texts", "schema_words", "states", "strip_checkpoint", "text_anchors"]
+
+KINDS = ("path", "command", "error", "identifier", "url", "number", "constraint")
+"""Anchor kinds (the frames' `kind` column)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Anchor:
+    """One literal: its kind, its text and the seq of the event it was born at (None for text
+    given without a seq)."""
+
+    kind: str
+    text: str
+    born_seq: int | None = None
+
+    @property
+    def key(self) -> tuple[str, str]:
+        """Identity of an anchor: the same kind and text is the same fact."""
+        return (self.kind, self.text)
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """One extraction rule: `pattern` (one line at a time, no named groups), `group` the group
+    holding the anchor (0: the whole match), `normalise` maps the match to the anchor text
+    (None drops the match)."""
+
+    kind: str
+    name: str
+    pattern: str
+    group: int = 0
+    normalise: Callable[[re.Match, str], str | None] | None = None
+
+
+_EXT = ("py|pyi|js|mjs|cjs|ts|tsx|jsx|json|jsonl|md|rst|txt|log|ya?ml|toml|sh|bash|c|h|cc|cpp|hpp|"
+        "rs|go|java|kt|rb|php|html|css|scss|csv|tsv|ini|cfg|conf|lock|sql|xml|zst|zstd|ipynb|"
+        "proto|swift|cs|lua|pl|r|env|gz|tar|zip|parquet")
+_UNITS = r"(?:ms|s|sec|secs|seconds?|min|minutes?|h|hours?|days?|[kKMGT]i?B|bytes?|%|px|x)"
+_CONTEXT_STOP = frozenset({"the", "and", "for", "with", "from", "into", "than", "that", "this",
+                           "was", "are", "were", "has", "had", "have", "but", "not", "all", "any",
+                           "each", "per", "of", "to", "in", "on", "at", "by", "or", "an", "a",
+                           "is", "be", "it", "as", "step"})
+"""Words that give a number no context (a number after them alone is not an anchor)."""
+
+
+def _number(match: re.Match, _line: str) -> str | None:
+    context, number, unit = match.group(1), match.group(2), match.group(3)
+    if unit:
+        return f"{context.lower()} {number}{unit}" if context else f"{number}{unit}"
+    if not context or context.lower() in _CONTEXT_STOP:
+        return None
+    return f"{context.lower()} {number}"
+
+
+def _strip_url(match: re.Match, _line: str) -> str:
+    return match.group(0).rstrip(".,;:")
+
+
+def _error_line(match: re.Match, _line: str) -> str:
+    return match.group(0).strip()[:160]
+
+
+def _exit_code(match: re.Match, _line: str) -> str | None:
+    return None if match.group(1) == "0" else f"exit code {match.group(1)}"
+
+
+def _command_line(match: re.Match, _line: str) -> str | None:
+    text = match.group(1).strip()
+    return text[:200] if len(text) >= 2 else None
+
+
+RULES: tuple[Rule, ...] = (
+    Rule("url", "url", r"https?://[^\s<>\"'`)\]}]+", normalise=_strip_url),
+    Rule("command", "shell-prompt", r"^\s*\$ (\S.*)", normalise=_command_line),
+    Rule("error", "error-line",
+         r"^[ \t]*(?i:error|fatal|panic|traceback|exception|failed)\b[^\n]{0,150}",
+         normalise=_error_line),
+    Rule("error", "exit-code", r"\bexit (?:code|status):? ?(\d+)", normalise=_exit_code),
+    Rule("error", "exception-name", r"\b[A-Z]\w*(?:Error|Exception|Warning|Fault)\b"),
+    Rule("error", "error-code", r"\b(?:E[A-Z]{3,}|[A-Z][A-Z0-9]+(?:_[A-Z0-9]+)+)\b"),
+    Rule("path", "dir-path", r"(?<![\w/.:@-])(?:~|\.{1,2})?/?(?:[\w.@+-]+/)+[\w.@+-]*[\w@+-]"),
+    Rule("path", "file-name", rf"\b[\w-]+\.(?:{_EXT})\b"),
+    Rule("identifier", "uuid",
+         r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b"),
+    Rule("identifier", "hash", r"\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,64}\b"),
+    Rule("identifier", "code-symbol",
+         r"\b(?:[a-z][a-z0-9]*(?:[A-Z][a-z0-9]*)+|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+"
+         r"|[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+)(?:\(\))?\b"),
+    Rule("number", "number-with-context",
+         rf"(?:\b([A-Za-z][A-Za-z_-]{{1,30}})(?: ?[:=] ?| ))?(?<![\w.])(\d+(?:\.\d+)?)"
+         rf"(?: ?({_UNITS})(?![A-Za-z]))?(?![\w.])(?!, ?\d)", normalise=_number),
+)
+"""Every extraction rule, in precedence order (module doc). Constraints and tool-argument
+commands are not line patterns: see `_constraints` and `COMMAND_KEYS`."""
+
+COMMAND_KEYS = frozenset({"command", "cmd", "script", "shell"})
+"""Tool-call argument names whose string value is a command."""
+
+SCHEMA_WORDS = frozenset({
+    "file_path", "filePath", "sandbox_permissions", "old_string", "new_string", "replace_all",
+    "workdir", "timeout_ms", "run_in_background", "todo_write", "todos", "activeForm",
+    "output_mode", "head_limit", "multiline", "callId", "toolCallId", "rootCallId",
+    "compactionId", "sessionId", "surfaceOp", "sourceEventSeqs", "shadowedSeqs",
+    "shadowedRange", "shadowedTokenCount", "inputTokens", "outputTokens", "totalTokens",
+    "cacheReadTokens", "cacheWriteTokens", "reasoningTokens", "maxTokens", "reasoningEffort"})
+"""DSH's own argument and field names: vocabulary, not facts of the session."""
+
+BOILERPLATE_SOURCES = frozenset({"runtime-context", "time-context"})
+"""User-message source kinds the harness writes itself (snapshots, not the user's words)."""
+
+CONSTRAINT_CUES = re.compile(
+    r"\b(?:must(?:n't| not)?|don'?t|do not|never|always|only|should(?:n't| not)|avoid|"
+    r"make sure|required?|ensure|no more than|at most|at least)\b", re.IGNORECASE)
+"""Cue words of an explicit constraint (heuristic)."""
+
+_SENTENCE = re.compile(r"[^.!?\n]+[.!?]?")
+_JSON_KEY = re.compile(r"\"[A-Za-z_$][\w$.-]{0,60}\"\s*:")
+_BOILER_LINE = [
+    (re.compile(r"</?(?:path|type|content|compacted-summary)>"), " "),
+    (re.compile(r"^\s*\d+: "), ""),
+    (re.compile(r"\[exit code: 0\]"), " "),
+]
+_SCAN = re.compile("|".join(f"(?P<r{i}>{r.pattern})" for i, r in enumerate(RULES)), re.MULTILINE)
+_GROUP_BASE = {i: _SCAN.groupindex[f"r{i}"] for i in range(len(RULES))}
+"""Rule index -> number of its enclosing group inside `_SCAN` (a rule's own groups follow)."""
+
+
+class _Shifted:
+    """A match seen through one rule's own group numbers."""
+
+    __slots__ = ("_m", "_base")
+
+    def __init__(self, match: re.Match, base: int) -> None:
+        self._m, self._base = match, base
+
+    def group(self, n: int = 0) -> str:
+        return self._m.group(self._base + n) if n else self._m.group(self._base)
+
+
+def _clean(line: str) -> str:
+    for pattern, repl in _BOILER_LINE:
+        line = pattern.sub(repl, line)
+    return _JSON_KEY.sub(" ", line)
+
+
+def text_anchors(text: str, *, stop: frozenset[str] = frozenset()) -> list[tuple[str, str]]:
+    """Every `(kind, text)` anchor occurrence of `text` by `RULES`, in order (repeats included;
+    constraints excluded: they depend on who wrote the text). `stop`: extra schema words."""
+    out: list[tuple[str, str]] = []
+    for line in text.split("\n"):
+        line = _clean(line)
+        for match in _SCAN.finditer(line):
+            index = int(match.lastgroup[1:])  # type: ignore[index]
+            rule = RULES[index]
+            shifted = _Shifted(match, _GROUP_BASE[index])
+            value = (shifted.group(rule.group) if rule.normalise is None
+                     else rule.normalise(shifted, line))  # type: ignore[arg-type]
+            if not value or value in SCHEMA_WORDS or value in stop:
+                continue
+            out.append((rule.kind, value))
+            if rule.name == "error-line":   # the line's own paths, ids, ... count too
+                rest = match.group()[len(match.group().split(None, 1)[0]):]
+                out += text_anchors(rest, stop=stop)
+    return out
+
+
+def _constraints(text: str) -> list[tuple[str, str]]:
+    return [("constraint", s.strip()[:200]) for s in _SENTENCE.findall(text)
+            if CONSTRAINT_CUES.search(s) and len(s.split()) >= 3]
+
+
+def strip_checkpoint(text: str) -> str:
+    """A checkpoint's or summary's text without DSH's framing (preamble and summary tags)."""
+    from workbench.core.compaction.brackets import (
+        CHECKPOINT_PREAMBLE, SUMMARY_CLOSE_TAG, SUMMARY_OPEN_TAG)
+    for fixed in (CHECKPOINT_PREAMBLE, SUMMARY_OPEN_TAG, SUMMARY_CLOSE_TAG):
+        text = text.replace(fixed, "")
+    return text
+
+
+def _argument_values(arguments: Any, key: str | None = None
+                     ) -> Iterable[tuple[str | None, str]]:
+    if isinstance(arguments, str):
+        yield key, arguments
+    elif isinstance(arguments, Mapping):
+        for k, v in arguments.items():
+            yield from _argument_values(v, str(k))
+    elif isinstance(arguments, list):
+        for v in arguments:
+            yield from _argument_values(v, key)
+
+
+def message_texts(message: Any) -> list[tuple[str, str]]:
+    """The scannable pieces of a model message as `(how, text)`: ``text`` (prose, reasoning,
+    tool results), ``command`` (a command argument), ``user`` (the user's own words: also
+    scanned for constraints). Boilerplate is left out (module doc)."""
+    if not isinstance(message, Mapping):
+        return []
+    source = message.get("source")
+    kind = source.get("kind") if isinstance(source, Mapping) else None
+    if kind in BOILERPLATE_SOURCES:
+        return []
+    prose = "user" if message.get("role") == "user" and kind in (None, "user") else "text"
+    out: list[tuple[str, str]] = []
+    _blocks(message.get("content"), prose, out)
+    if kind in ("compact-checkpoint", "plugin") or (
+            isinstance(source, Mapping) and source.get("plugin") == "compact"):
+        out = [(how, strip_checkpoint(t)) for how, t in out]
+    return out
+
+
+def _blocks(content: Any, prose: str, out: list[tuple[str, str]]) -> None:
+    if isinstance(content, str):
+        out.append((prose, content))
+        return
+    if not isinstance(content, list):
+        return
+    for block in content:
+        if not isinstance(block, Mapping):
+            continue
+        kind = block.get("type")
+        if kind == "text" and isinstance(block.get("text"), str):
+            out.append((prose, block["text"]))
+        elif kind == "reasoning" and isinstance(block.get("text"), str):
+            out.append(("text", block["text"]))
+        elif kind == "tool-call":
+            raw = block.get("arguments")
+            try:
+                args = json.loads(raw) if isinstance(raw, str) else raw
+            except ValueError:
+                args = raw
+            for key, value in _argument_values(args):
+                out.append(("command" if key in COMMAND_KEYS else "text", value))
+        elif kind == "tool-result":
+            _blocks(block.get("content"), "text", out)
+
+
+def event_texts(event: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """`message_texts` of the message an event carries (v0 and v4 shapes: a user message is
+    its `data`, the others carry `data.message`)."""
+    data = event.get("data")
+    if not isinstance(data, Mapping):
+        return []
+    message = data if event.get("type") == "user/message" else data.get("message")
+    return message_texts(message)
+
+
+ENUMERATION = 4
+"""A context word followed by this many distinct numbers in one text is data (``line 1``,
+``line 2``, ... of a file's content), not a fact: none of those number anchors is kept."""
+
+
+def _piece_anchors(how: str, text: str, stop: frozenset[str]) -> list[tuple[str, str]]:
+    found = []
+    if how == "command":
+        first = text.strip().split("\n", 1)[0].strip()[:200]
+        if first:
+            found.append(("command", first))
+    scanned = text_anchors(text, stop=stop)
+    if how == "command":   # a command is one anchor; inside it only paths and URLs count
+        scanned = [(k, v) for k, v in scanned if k in ("path", "url")]
+    contexts: dict[str, set[str]] = {}
+    for kind, value in scanned:
+        if kind == "number" and " " in value:
+            context, _, number = value.rpartition(" ")
+            contexts.setdefault(context, set()).add(number)
+    data = {c for c, numbers in contexts.items() if len(numbers) >= ENUMERATION}
+    found += [(k, v) for k, v in scanned
+              if not data or k != "number" or v.rpartition(" ")[0] not in data]
+    if how == "user":
+        found += _constraints(text)
+    return found
+
+
+def anchor_keys(pieces: Iterable[tuple[str, str]], stop: frozenset[str] = frozenset()
+                ) -> list[tuple[str, str]]:
+    """Distinct `(kind, text)` anchors of `(how, text)` pieces, in order of first appearance."""
+    seen: dict[tuple[str, str], None] = {}
+    for how, text in pieces:
+        for key in _piece_anchors(how, text, stop):
+            seen.setdefault(key, None)
+    return list(seen)
+
+
+def extract_anchors(items: Iterable[Any], *, stop: Iterable[str] = ()) -> list[Anchor]:
+    """Distinct anchors of `items`, in order of birth.
+
+    An item is an event (a mapping with ``type``; its ``seq`` is the birth seq), a model
+    message (a mapping with ``role``), a ``(seq, text)`` pair or a plain string (prose, no
+    seq). `stop` adds schema words (e.g. `schema_words(header)`). The first item carrying an
+    anchor is its birth."""
+    words = frozenset(stop)
+    born: dict[tuple[str, str], int | None] = {}
+    for item in items:
+        seq: int | None = None
+        if isinstance(item, str):
+            pieces = [("user", item)]
+        elif isinstance(item, tuple) and len(item) == 2:
+            seq, pieces = item[0], [("user", str(item[1]))]
+        elif isinstance(item, Mapping) and "type" in item:
+            seq = item.get("seq") if isinstance(item.get("seq"), int) else None
+            pieces = event_texts(item)
+        else:
+            pieces = message_texts(item)
+        for key in anchor_keys(pieces, words):
+            born.setdefault(key, seq)
+    return [Anchor(kind, text, seq) for (kind, text), seq in born.items()]
+
+
+def schema_words(tools: Any) -> frozenset[str]:
+    """Tool names and parameter names (recursively) of advertised tool schemas."""
+    words: set[str] = set()
+
+    def walk(schema: Any) -> None:
+        if isinstance(schema, Mapping):
+            props = schema.get("properties")
+            if isinstance(props, Mapping):
+                for name, sub in props.items():
+                    words.add(str(name))
+                    walk(sub)
+            for key in ("items", "additionalProperties"):
+                walk(schema.get(key))
+            for key in ("anyOf", "oneOf", "allOf"):
+                for sub in schema.get(key) or ():
+                    walk(sub)
+
+    for tool in tools if isinstance(tools, Sequence) and not isinstance(tools, str) else ():
+        if isinstance(tool, Mapping):
+            if isinstance(tool.get("name"), str):
+                words.add(tool["name"])
+            walk(tool.get("parameters") or tool.get("input_schema") or tool.get("inputSchema"))
+    return frozenset(words)
+
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_'-]{3,}")
+
+
+def states(summary: str, kind: str, text: str, *, lowered: str | None = None) -> bool:
+    """Whether `summary` states the anchor: verbatim for every kind but two. A number is stated
+    when its number and its context word both occur on one line; a constraint (heuristic) when
+    at least two thirds of its words of four or more letters occur in the summary."""
+    if kind == "number":
+        context, _, number = text.rpartition(" ")
+        if not context:
+            return number in summary
+        low = summary.lower() if lowered is None else lowered
+        return any(number in line and context in line for line in low.split("\n")
+                   if number in line)
+    if kind == "constraint":
+        words = {w.lower() for w in _WORD.findall(text)}
+        if not words:
+            return text in summary
+        low = summary.lower() if lowered is None else lowered
+        return sum(w in low for w in words) * 3 >= len(words) * 2
+    return text in summary
