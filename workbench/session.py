@@ -101,6 +101,12 @@ class SurfaceArrays:
 class Session:
     """A loaded session log with lazily computed, cached DataFrames (module doc)."""
 
+    label = "real"              # a counterfactual: its summarizer (`frames.whatif`)
+    branched_from: str | None = None
+    fired: list | None = None
+    origin: list | None = None
+    log_bytes: bytes | None = None
+
     def __init__(self, log: Log) -> None:
         self.log = log
         self._frames: dict[tuple, pd.DataFrame] = {}
@@ -145,6 +151,19 @@ class Session:
     def __repr__(self) -> str:
         return (f"Session({self.path!r}, id={self.session_id!r}, v{self.version}, "
                 f"{len(self)} events, {self.verdict})")
+
+    # -- what if ------------------------------------------------------------------------------
+
+    @property
+    def whatif(self) -> Any:
+        """Counterfactual sessions branched from this one (`workbench.frames.whatif.WhatIf`)."""
+        from workbench.frames.whatif import WhatIf
+        return WhatIf(self)
+
+    def write(self, path: str | os.PathLike) -> str:
+        """Write this session's log to `path` (never over the input; `frames.whatif`)."""
+        from workbench.frames.whatif import write_session
+        return write_session(self, path)
 
     # -- computed once -------------------------------------------------------------------------
 

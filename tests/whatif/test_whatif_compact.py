@@ -1,0 +1,76 @@
+"""`session.whatif.compact`: a compaction the log does not have, with DSH's legality rules, each
+refusal naming its rule; the counterfactual is a clean log that folds and passes the audit.
+Skips when ../shared is absent."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import workbench
+from workbench.core.whatif import WhatIfError
+
+REAL = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "dsh-real-v4"
+
+
+def _load(name: str) -> workbench.Session:
+    path = REAL / name
+    if not path.is_file():
+        pytest.skip(f"{path} is absent (../shared corpus not available)")
+    return workbench.load(path)
+
+
+@pytest.fixture(scope="module")
+def real() -> workbench.Session:
+    return _load("dev-long-auto-compaction__session.v4.jsonl")
+
+
+def _first(real: workbench.Session, kind: str, after: int = 0) -> int:
+    return next(e["seq"] for e in real.events if e["type"] == kind and e["seq"] > after)
+
+
+def test_compact_at_a_pre_step_point(real: workbench.Session) -> None:
+    at = _first(real, "step/end", after=60)
+    cf = real.whatif.compact(at=at, summary="truncate")
+    assert cf.verdict == "clean" and cf.audit.ok and cf.label == "truncate"
+    (mine, *_rest) = [r for r in cf.compactions.records if r.start_seq == at + 1]
+    assert mine.status == "completed" and mine.trigger.kind == "pressure"
+    surface = cf.timeline.surface_at(mine.end_seq)
+    assert surface[0] == 7 and surface[1] == mine.replacement_seq   # the system head stays first
+    assert len(cf) == len(real) + 4
+    # every later real compaction still happens, over the new surface
+    assert sum(r.status == "completed" for r in cf.compactions.records) == 4
+
+
+def test_compact_between_turns_is_a_compact_command(real: workbench.Session) -> None:
+    at = _first(real, "turn/end", after=60)
+    cf = real.whatif.compact(at=at, summary=lambda messages: f"{len(messages)} messages summarized")
+    assert cf.verdict == "clean" and cf.audit.ok
+    record = next(r for r in cf.compactions.records if r.start_seq == at + 2)
+    assert record.trigger.kind == "manual" and record.owner is None
+    assert [cf.events[s]["type"] for s in (at + 1, record.end_seq + 1)] == ["command/run",
+                                                                           "command/done"]
+
+
+def test_compact_refusals_name_the_rule(real: workbench.Session) -> None:
+    at = _first(real, "step/end", after=60)
+    with pytest.raises(WhatIfError, match="system head"):
+        real.whatif.compact(at=at, first=7, last=9, summary="truncate")
+    call = next(e for e in real.events if e["type"] == "assistant/message" and 8 < e["seq"] < at
+                and any(b.get("type") == "tool-call" for b in e["data"]["message"]["content"]))
+    with pytest.raises(WhatIfError, match="tool-call pairing"):
+        real.whatif.compact(at=at, first=8, last=call["seq"], summary="truncate")
+    with pytest.raises(WhatIfError, match="step open"):
+        real.whatif.compact(at=_first(real, "step/start", after=60), summary="truncate")
+    with pytest.raises(WhatIfError, match="surface span"):
+        real.whatif.compact(at=at, first=8, last=at + 50, summary="truncate")
+    killed = _load("dev-killed-mid-compaction__session.v4.jsonl")
+    with pytest.raises(WhatIfError, match="compaction lock"):
+        killed.whatif.compact(at=len(killed) - 1, summary="truncate")
+
+
+def test_policy_settings_are_checked(real: workbench.Session) -> None:
+    with pytest.raises(WhatIfError, match="unknown policy setting"):
+        real.whatif.policy(threshold=0.5)
+    with pytest.raises(WhatIfError, match="unknown summarizer"):
+        real.whatif.policy(summarizer="gpt")

@@ -1,0 +1,322 @@
+"""The counterfactual builder: real events carried onto a new surface, new compactions emitted.
+Layer: core (no pandas).
+
+`Replay` appends to one new seq-indexed event list. `carry(real)` renumbers a real event
+(`remap`), keeps the surface-dependent facts of a kept compaction true on the new surface (its
+span is DSH's head-anchored range up to the logged end, or to the checkpoint that now hides that
+end; `shadowedSeqs`, `shadowedTokenCount` and the checkpoint's `sourceEventSeqs` are recomputed),
+and shifts provider usage by how much bigger or smaller the new surface is than the real one
+before each model call (`remap.shift_usage`), so `measure()` on the counterfactual sees the
+prompt the model would have been sent. `compaction(...)` emits one bracket as DSH writes it
+(v4 §5.1, §5.5: start → summary → checkpoint replace → end, or start → end{error}); `prune(...)`
+one tool-result prune pair (v4 §5.9).
+
+Invariant: the event list is always a valid v4 log prefix with the same header; a `TokenMeter`
+(`workbench.core.tokens.measure`) and the surface fold follow every appended event, so
+`measure()`, the nodes and their heuristic prices are those of the counterfactual.
+"""
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from workbench.core.compaction.brackets import (NOT_SMALLER, framed_summary_tokens,
+                                                frame_summary)
+from workbench.core.compaction.pairing import ToolPairing
+from workbench.core.compaction.pruner import PruneConfig, prune_content
+from workbench.core.compaction.selection import first_compactable_index
+from workbench.core.tokens.heuristic import derive_message, estimate_message
+from workbench.core.tokens.measure import Measurement, TokenMeter
+from workbench.core.whatif.remap import SeqMap, WhatIfError, remap_event, shift_usage
+
+_SEQ_TYPES = ("assistant/message", "assistant/attempt")
+REMOVE = object()
+"""A `carry(patch=...)` value that deletes the key."""
+
+
+def event_data_keys(event: Mapping[str, Any]) -> list[str]:
+    data = event.get("data")
+    return list(data) if isinstance(data, dict) else []
+
+
+class Replay:
+    """One counterfactual under construction (module doc). `label` names the summarizer."""
+
+    def __init__(self, real: Sequence[Mapping[str, Any]], header: Mapping[str, Any], *,
+                 label: str, version: int = 4) -> None:
+        if version < 4:
+            raise WhatIfError("what-if needs a format v4 log (this log is read with the v0 rules)")
+        self.real = real
+        self.header = header
+        self.label = label
+        self.version = version
+        self.out: list[Mapping[str, Any]] = []
+        self.seqs = SeqMap()
+        self.meter = TokenMeter(version=version)
+        self.real_meter = TokenMeter(version=version)
+        self.real_done = 0
+        self._made = 0
+        self.fired: list[dict[str, Any]] = []   # one record per emitted bracket or prune
+        self.origin: list[int] = []   # per counterfactual seq: the real seq it follows
+        self.origin_cursor = -1
+
+    # -- the surface
+
+    def nodes(self) -> list[tuple[int, int]]:
+        """`(seq, heuristic price)` of the counterfactual surface, in model order."""
+        return self.meter.surface.nodes()
+
+    def measure(self) -> Measurement:
+        return self.meter.measure()
+
+    def _time(self) -> Any:
+        return self.out[-1].get("time", 0) if self.out else self.header.get("createdAt", 0)
+
+    def new_id(self) -> str:
+        """A fresh, reproducible id (uuid5 of the session id, label and a counter)."""
+        self._made += 1
+        name = f"{self.header.get('id')}/{self.label}/{self._made}"
+        return str(uuid.uuid5(uuid.NAMESPACE_URL, name))
+
+    # -- appending
+
+    def emit(self, event: Mapping[str, Any]) -> int:
+        """Append `event` (its seq is set here) and fold it; returns its seq."""
+        seq = len(self.out)
+        event = {**event, "seq": seq} if event.get("seq") != seq else event
+        self.meter.fold(event)  # type: ignore[arg-type]
+        self.out.append(event)
+        self.origin.append(self.origin_cursor)
+        return seq
+
+    def _fold_real(self, upto: int) -> None:
+        while self.real_done < upto:
+            self.real_meter.fold(self.real[self.real_done])  # type: ignore[arg-type]
+            self.real_done += 1
+
+    def carry(self, event: Mapping[str, Any], *, patch: Mapping[str, Any] | None = None) -> int:
+        """Append one real event onto the counterfactual surface (module doc). `patch` sets data
+        keys after renumbering (values already in counterfactual seqs; `REMOVE` deletes)."""
+        old = event["seq"]
+        self._fold_real(old)
+        new = len(self.out)
+        kind = event.get("type")
+        if patch:
+            data = {k: v for k, v in (event.get("data") or {}).items() if k not in patch}
+            event = {**event, "data": data}
+        out = remap_event(event, new, self.seqs)
+        if patch:
+            data = dict(out["data"])
+            for key, value in patch.items():
+                if value is not REMOVE:
+                    data[key] = value
+            order = [k for k in (event_data_keys(self.real[old])) if k in data]
+            data = {k: data[k] for k in order + [k for k in data if k not in order]}
+            out = {**out, "data": data}
+        if kind in ("compaction/summary", "compaction/prune"):
+            out = self._respan(out)
+        elif kind == "user/message" and isinstance(out.get("surfaceOp"), dict) and self._pending:
+            out = self._checkpoint(out)
+        elif kind in _SEQ_TYPES:
+            delta = self.meter.surface.surface_tokens - self.real_meter.surface.surface_tokens
+            out = shift_usage(out, delta)
+        self._fold_real(old + 1)
+        self.seqs.keep(old, new)
+        self.origin_cursor = old
+        return self.emit(out)
+
+    def skip(self, event: Mapping[str, Any]) -> None:
+        """Drop one real event (a bracket the counterfactual decides anew)."""
+        self._fold_real(event["seq"] + 1)
+        self.seqs.drop(event["seq"])
+        self.origin_cursor = event["seq"]
+
+    _pending: dict[str, Any] | None = None
+
+    def _respan(self, event: dict[str, Any]) -> dict[str, Any]:
+        """A kept summary/prune over what the counterfactual surface holds (module doc)."""
+        data = event["data"]
+        span = data.get("shadowedRange") or {}
+        seqs = self.span(span.get("start"), span.get("end"), head=event["type"] == "compaction/summary")
+        price = sum(p for s, p in self.nodes() if s in set(seqs))
+        new = {**data, "shadowedRange": {"start": seqs[0], "end": seqs[-1]},
+               "shadowedSeqs": seqs, "shadowedTokenCount": price}
+        self._pending = {"summary": len(self.out), "seqs": seqs, "kind": event["type"]}
+        return event if new == data else {**event, "data": new}
+
+    def _checkpoint(self, event: dict[str, Any]) -> dict[str, Any]:
+        pending, self._pending = self._pending, None
+        assert pending is not None
+        seqs = pending["seqs"]
+        op = {**event["surfaceOp"], "startSeq": seqs[0], "endSeq": seqs[-1]}
+        sources = event.get("sourceEventSeqs") or []
+        head = [s for s in sources[:2] if s not in seqs] if pending["kind"] == "compaction/summary" else []
+        new = {**event, "surfaceOp": op, "sourceEventSeqs": head + seqs}
+        return event if new == event else new
+
+    def span(self, start: Any, end: Any, *, head: bool) -> list[int]:
+        """The surface span a kept compaction shadows now: from its logged start (a summary:
+        from the first compactable node, DSH ranges being head-anchored) to its logged end, or
+        to the newest checkpoint that hides that end."""
+        nodes = [s for s, _ in self.nodes()]
+        where = {s: i for i, s in enumerate(nodes)}
+        if head:
+            first = first_compactable_index(nodes, self.out, version=self.version)
+        else:
+            first = where.get(start, -1)
+        last = where.get(end)
+        if last is None:
+            later = [i for i, s in enumerate(nodes) if s > (end if type(end) is int else -1)]
+            last = (later[0] if later else len(nodes)) - 1
+            # the end is hidden: the span reaches the node that now stands for it
+            last = max(last, first)
+        if first < 0 or last < first:
+            raise WhatIfError(f"a logged compaction over {start}..{end} has nothing left to shadow "
+                              "on the counterfactual surface")
+        return nodes[first:last + 1]
+
+    # -- new compactions
+
+    def legal_span(self, first: int, last: int) -> list[int]:
+        """The surface span first..last (counterfactual seqs), checked like DSH: both are current
+        nodes in order (rule `surface span`), the span leaves the protected system head alone
+        (rule `system head`) and cuts no tool call from its result (rule `tool-call pairing`)."""
+        nodes = [s for s, _ in self.nodes()]
+        where = {s: i for i, s in enumerate(nodes)}
+        if first not in where or last not in where:
+            missing = first if first not in where else last
+            raise WhatIfError(f"surface span: seq {missing} is not on the surface here")
+        i, j = where[first], where[last]
+        if i > j:
+            raise WhatIfError(f"surface span: {first} comes after {last} on the surface")
+        if i < first_compactable_index(nodes, self.out, version=self.version):
+            raise WhatIfError("system head: node 0 holds the system prompt; a compaction range "
+                              "starts after it (v4 §5.3)")
+        pairing = ToolPairing.of(nodes, self.out)
+        if not (pairing.balanced_before(first) and pairing.balanced_after(last)):
+            raise WhatIfError("tool-call pairing: the span would separate a tool call from its "
+                              "result (DSH cuts only where no call is waiting, v4 §5.3)")
+        return nodes[i:j + 1]
+
+    def messages(self, seqs: Sequence[int]) -> list[dict[str, Any]]:
+        """The projected model messages of `seqs` (what DSH sends the summarizer, v4 §5.6)."""
+        out = []
+        for s in seqs:
+            message = derive_message(self.out[s], version=self.version)
+            if message is not None:
+                out.append(message)
+        return out
+
+    def compaction(self, seqs: Sequence[int], *, owner: Any, summary: Any = None,
+                   error: str | None = None, logged: Sequence[Mapping[str, Any]] = (),
+                   trigger: str = "pressure", command_id: Any = None) -> dict[str, Any]:
+        """Emit one bracket over `seqs` (module doc) and return its record.
+
+        `summary` is a string or a list of content blocks; `error` a logged failure text;
+        `logged` the real bracket's own events (the summary's model fields, ids, times and the
+        delivery markers inside are reused). A summary whose framed price is not below the
+        shadowed price fails with DSH's shrink-check text (v4 §5.4)."""
+        by_type = {e.get("type"): e for e in logged}
+        start_real = by_type.get("compaction/start")
+        cid = (start_real["data"].get("compactionId") if start_real else self.new_id())
+        prices = dict(self.nodes())
+        shadowed = sum(prices[s] for s in seqs)
+        blocks = [{"type": "text", "text": summary}] if isinstance(summary, str) else summary
+        if error is None and blocks is not None:
+            framed = framed_summary_tokens(blocks, version=self.version)
+            if framed >= shadowed:
+                error = (f"summary is not smaller than the shadowed content ({framed} estimated "
+                         f"framed tokens >= {shadowed})")
+        head = {"compactionId": cid}
+        if command_id is not None:
+            head["sourceCommandId"] = command_id
+        head["turn"] = owner
+        start = self.emit(self._like(start_real, "compaction/start", head))
+        for extra in logged:
+            if extra.get("type") == "session-log-deepseek/delivery-accepted":
+                self.emit({**extra, "data": {**extra["data"], "throughSeq": start}})
+        record = {"compaction_id": cid, "trigger": trigger, "owner": owner, "start_seq": start,
+                  "summarizer": self.label, "shadowed_seqs": list(seqs),
+                  "shadowed_tokens": shadowed, "status": "failed" if error else "completed",
+                  "error": error, "summary_seq": None, "replacement_seq": None}
+        if error is None:
+            summary_real = by_type.get("compaction/summary")
+            span = {"shadowedRange": {"start": seqs[0], "end": seqs[-1]},
+                    "shadowedSeqs": list(seqs), "shadowedTokenCount": shadowed}
+            if summary_real is not None:   # the logged summary, keys in the logged order
+                data = {**summary_real["data"], "summary": blocks, **span}
+            else:
+                data = {**head, "summary": blocks, **span, "provider": "workbench",
+                        "model": self.label}
+                data.pop("turn")
+            summary_seq = self.emit(self._like(summary_real, "compaction/summary", data))
+            checkpoint_real = by_type.get("user/message")
+            source = {"kind": "compact-checkpoint", "compactionId": cid}
+            if command_id is not None:
+                source["sourceCommandId"] = command_id
+            message = {"content": frame_summary(blocks), "source": source, "role": "user",
+                       "id": checkpoint_real["data"]["id"] if checkpoint_real else self.new_id()}
+            replacement = self._like(checkpoint_real, "user/message", message)
+            replacement.update(sourceEventSeqs=[start, summary_seq, *seqs],
+                               surfaceOp={"op": "replace", "startSeq": seqs[0], "endSeq": seqs[-1]})
+            record["summary_seq"] = summary_seq
+            record["replacement_seq"] = self.emit(replacement)
+            record["summary_tokens"] = estimate_message(replacement["data"], version=self.version)
+        end = dict(head)
+        if error is not None:
+            end["error"] = error
+        record["end_seq"] = self.emit(self._like(by_type.get("compaction/end"), "compaction/end", end))
+        self.fired.append(record)
+        return record
+
+    def unclosed(self, logged: Any, *, owner: Any, trigger: str) -> None:
+        """A logged attempt that never closed (its process died): its start and the delivery
+        markers inside, nothing else; the lock stays until the next `session/end-seed`."""
+        events = [e for e in logged.events
+                  if e.get("type") in ("compaction/start", "session-log-deepseek/delivery-accepted")]
+        start_real = events[0]
+        start = self.emit(self._like(start_real, "compaction/start", dict(start_real["data"])))
+        for extra in events[1:]:
+            self.emit({**extra, "data": {**extra["data"], "throughSeq": start}})
+        self.fired.append({"compaction_id": start_real["data"].get("compactionId"),
+                           "trigger": trigger, "owner": owner, "start_seq": start,
+                           "summarizer": self.label, "status": "interrupted", "shadowed_seqs": []})
+
+    def _like(self, real: Mapping[str, Any] | None, kind: str, data: dict) -> dict[str, Any]:
+        """A new event of `kind`: the real one's time when reused, else the previous event's."""
+        time = real.get("time") if real is not None else self._time()
+        return {"type": kind, "seq": len(self.out), "time": time, "data": data}
+
+    def prune(self, config: PruneConfig, logged: list[Mapping[str, Any]] | None = None) -> int:
+        """Prune every current tool result over the budget (v4 §5.9); returns how many."""
+        done = 0
+        reuse = logged if logged is not None else []  # consumed: the logged pairs in order
+        for seq, _ in list(self.nodes()):
+            event = self.out[seq]
+            if event.get("type") != "tool/result":
+                continue
+            message = (event.get("data") or {}).get("message") or {}
+            content = message.get("content")
+            pruned = prune_content(content, config) if isinstance(content, list) else None
+            if pruned is None:
+                continue
+            real_prune = reuse.pop(0) if reuse else None
+            real_copy = reuse.pop(0) if reuse else None
+            data = {"shadowedRange": {"start": seq, "end": seq}, "shadowedSeqs": [seq],
+                    "shadowedTokenCount": estimate_message(message, version=self.version)}
+            at = self.emit(self._like(real_prune, "compaction/prune", data))
+            copy = {"type": "tool/result", "seq": at + 1,
+                    "time": real_copy.get("time") if real_copy else self._time(),
+                    "data": {**event["data"], "message": {**message, "content": pruned}},
+                    "sourceEventSeqs": [seq],
+                    "surfaceOp": {"op": "replace", "startSeq": seq, "endSeq": seq}}
+            self.emit(copy)
+            self.fired.append({"trigger": "prune", "start_seq": at, "shadowed_seqs": [seq],
+                               "summarizer": "pruner", "status": "completed"})
+            done += 1
+        return done
+
+
+def not_smaller(error: Any) -> bool:
+    return isinstance(error, str) and NOT_SMALLER.search(error) is not None
