@@ -36,7 +36,8 @@ def __getattr__(name: str) -> Any:
     module = _LAZY.get(name)
     if module is None:
         msg = f"module 'workbench' has no attribute {name!r}"
-        raise AttributeError(msg)
+        from workbench.errors import MissingAttribute
+        raise MissingAttribute(msg)
     import importlib
     value = getattr(importlib.import_module(module), name)
     globals()[name] = value

@@ -1,21 +1,56 @@
-"""Exception tree of the workbench. Each layer raises its own class; all share one root.
+"""The one exception tree of the workbench: every exception the package raises derives from
+`WorkbenchError`. The public classes live here; a few are defined next to the rule they carry
+(their home is named below) and are re-exported by no one else. `tests/test_errors.py` checks
+that every exception class defined anywhere in the package is listed here and derives from
+`WorkbenchError`, and that no module raises a built-in exception directly.
 
     WorkbenchError
-    ├── LogUnreadable        (io)   the path cannot be read at all: missing, a directory, no permission
-    ├── LogRefused           (io)   a log of a format version we do not read ("upgrade the harness")
-    ├── LogCorrupt           (io)   only in strict mode: the reference loader would reject the log
-    ├── FoldError            (core) a surface-fold rule broken at a seq; carries a stable `kind`
-    └── MeterError           (core) a token meter cannot count (tokenizer files missing, bad replay)
+    ├── LogUnreadable           the path cannot be read at all: missing, a directory, no permission
+    ├── LogRefused              a log of a format version we do not read ("upgrade the harness")
+    ├── LogCorrupt              only in strict mode: the reference loader would reject the log
+    ├── FoldError               a surface-fold rule broken at a seq; carries a stable `kind`
+    ├── MeterError              a token meter cannot count (tokenizer files missing, bad replay)
+    ├── caller mistakes (each also derives from the built-in a caller would catch)
+    │   ├── InvalidArgument     (ValueError) a bad argument value (engine, compression, lengths)
+    │   ├── UnknownName         (KeyError) an unknown frame or meter name
+    │   ├── SeqOutOfRange       (IndexError) a seq or index outside the log
+    │   ├── NotAnAttempt        (LookupError) a seq that is not a model-call attempt
+    │   ├── MissingAttribute    (AttributeError) a module or frame attribute that does not exist
+    │   ├── UnsupportedValue    (TypeError) a value JSON cannot represent
+    │   └── StepOutOfRange      (traitlets.TraitError) a widget step outside the log [views.state]
+    ├── InternalError           (RuntimeError) a broken internal invariant: please report
+    │   └── Unimplemented       (NotImplementedError) an interface method a subclass must provide
+    ├── io: reading bytes into events (caught inside io; they become `Defect`s)
+    │   ├── JSONError           (ValueError) not JSON as `JSON.parse` reads it   [io.jsjson]
+    │   ├── IssueError          a scan issue (zstd structure, limits)           [io.scan]
+    │   ├── RowIssue            a row the reference rejects, with its kind      [io.scan]
+    │   ├── RowError            (ValueError) a malformed v0 packed row          [io.rows_v0]
+    │   ├── RowDecodeError      a malformed v4 stored row                       [io.rows_v4]
+    │   ├── SyntaxRefusal       a v4 row refused by admission                   [io.admission_v4]
+    │   └── _Wrapper            a released tool-result wrapper found (internal) [io.admission_v4]
+    ├── core: semantics (caught inside core; they become defects or fold errors)
+    │   ├── Violation           a broken v4 relationship/lifecycle rule         [core.lifecycle]
+    │   ├── RestoreError        a seed the restore stage rejects                [core.restore]
+    │   ├── StreamError         an invalid assistant stream record              [core.streams]
+    │   ├── SettlementError     a settlement that disagrees with its stream     [core.streams]
+    │   ├── AssemblyError       an assistant stream that cannot assemble        [core.assembly]
+    │   ├── ToolPairingError    tool call/result pairing broken at a seq        [core.compaction.pairing]
+    │   ├── PruneConfigError    an invalid tool-result pruner configuration     [core.compaction.pruner]
+    │   ├── PruneError          a prune the pruner cannot reproduce             [core.compaction.pruner]
+    │   ├── _Fail               the v0 compaction invariant failed (internal)   [core.compaction.invariant]
+    │   └── _TooFar             the attempt rider fell too far behind (internal)[core.compaction.eventfacts]
+    └── build: writing logs
+        └── BuildError          a builder call that would write an invalid log  [build.state]
 
 Data problems in a log are normally *not* raised: loading returns the valid prefix plus a list of
-`Defect`s (see `workbench.io.model`). Exceptions are for callers that ask for strictness, and for
-inputs that are not a log at all.
+`Defect`s (see `workbench.io.model`). Exceptions are for callers that ask for strictness, for
+caller mistakes, and for inputs that are not a log at all.
 """
 from __future__ import annotations
 
 
 class WorkbenchError(Exception):
-    """Root of every error this package raises on purpose."""
+    """Root of every error this package raises."""
 
 
 class LogUnreadable(WorkbenchError):
@@ -49,3 +84,35 @@ class FoldError(WorkbenchError):
 
 class MeterError(WorkbenchError):
     """A token meter cannot produce a count."""
+
+
+class InvalidArgument(WorkbenchError, ValueError):
+    """A caller passed an argument value the function does not accept."""
+
+
+class UnknownName(WorkbenchError, KeyError):
+    """A caller named a frame (or another registered thing) that does not exist."""
+
+
+class SeqOutOfRange(WorkbenchError, IndexError):
+    """A seq or index outside the log."""
+
+
+class NotAnAttempt(WorkbenchError, LookupError):
+    """A seq that is not a model-call attempt."""
+
+
+class MissingAttribute(WorkbenchError, AttributeError):
+    """An attribute that does not exist (module-level lazy names, frames by attribute)."""
+
+
+class UnsupportedValue(WorkbenchError, TypeError):
+    """A value JSON cannot represent."""
+
+
+class InternalError(WorkbenchError, RuntimeError):
+    """A broken internal invariant: a bug, never a property of the input."""
+
+
+class Unimplemented(InternalError, NotImplementedError):
+    """An interface method that a subclass must provide."""

@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from workbench.core.timeline import SurfaceTimeline
+from workbench.errors import UnknownName
 from workbench.frames.scan import EventScan, EventScanner, TeeEvents
 
 if TYPE_CHECKING:
@@ -317,7 +318,7 @@ class Session:
         unknown = [n for n in wanted if n not in FRAME_NAMES]
         if unknown:
             msg = f"unknown frame(s) {', '.join(map(repr, unknown))}; known: {', '.join(FRAME_NAMES)}"
-            raise KeyError(msg)
+            raise UnknownName(msg)
         return {name: getattr(self, f"{name}_df")() for name in wanted}
 
     def to_parquet(self, directory: str | os.PathLike, names: Sequence[str] | None = None

@@ -25,6 +25,7 @@ from typing import Any, Literal
 import orjson
 import zstandard
 
+from workbench.errors import InvalidArgument
 from workbench.io.jsjson import stringify
 from workbench.io.rows_v0 import pack_chunk_runs
 
@@ -62,7 +63,7 @@ class LogWriter:
     def __init__(self, path: str | os.PathLike, header: dict, *, compression: Compression = "none",
                  pack_rows: bool = False) -> None:
         if compression not in ("none", "zstd"):
-            raise ValueError(f"compression must be 'none' or 'zstd', not {compression!r}")
+            raise InvalidArgument(f"compression must be 'none' or 'zstd', not {compression!r}")
         self.path = Path(path)
         self.compression = compression
         self.pack_rows = pack_rows

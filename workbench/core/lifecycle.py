@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from workbench.errors import WorkbenchError
 from workbench.io.jsjson import ABSENT, deep_equal, is_neg_zero, is_safe_int, js_str
 
 _SURFACE = frozenset(("system/message", "user/message", "developer/message", "assistant/message",
@@ -43,7 +44,7 @@ RELATIONSHIP_TYPES = _RELATIONSHIP_TYPES
 """The event types the lifecycle looks at (the reference's RELATIONSHIP_TYPES)."""
 
 
-class Violation(Exception):
+class Violation(WorkbenchError):
     """A broken relationship with the reference's message."""
 
     def __init__(self, message: str) -> None:

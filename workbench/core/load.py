@@ -33,7 +33,7 @@ from workbench.core.relationships import RelationshipChecker, RelationshipViolat
 from workbench.core.repair import TRACKED, CloserTracker
 from workbench.core.restore import RestoreChecker, RestoreError, RestoreResult
 from workbench.core.stored import ShapeMemo, StoredValidator, StoredViolation
-from workbench.errors import LogCorrupt, LogRefused
+from workbench.errors import InternalError, LogCorrupt, LogRefused
 from workbench.io.header import HeaderResult
 from workbench.io.model import Defect, Log
 from workbench.io.read import ReadResult, scan_bytes, scan_path
@@ -178,7 +178,7 @@ class _Pipeline:
                                        self.name, "warning", seq=seq if type(seq) is int else None))
 
     def accept(self, batch: list) -> None:  # replaced in start()
-        raise RuntimeError("pipeline not started")
+        raise InternalError("pipeline not started")
 
     def _event_at(self, seq: int) -> Any:
         store = self.store

@@ -24,6 +24,7 @@ from typing import Any, Literal
 
 from workbench.core.header import canonical_header
 from workbench.core.timeline import SurfaceTimeline
+from workbench.errors import NotAnAttempt
 from workbench.io.jsjson import is_safe_int
 
 _CONFIG_FIELDS = ("provider", "model", "reasoningEffort", "temperature", "maxTokens", "stop")
@@ -170,7 +171,7 @@ def rebuild_request(events: Sequence[Mapping[str, Any]], timeline: SurfaceTimeli
     attempt = attempt_seq if isinstance(attempt_seq, Attempt) else find_attempt(
         events, attempt_seq, version=version, base_seq=base_seq)
     if attempt is None:
-        raise LookupError(f"seq {attempt_seq} is not a model-call attempt")
+        raise NotAnAttempt(f"seq {attempt_seq} is not a model-call attempt")
     request: dict[str, Any] = {}
     found = header_before(events, attempt.before, version=version, base_seq=base_seq)
     if found is not None:

@@ -35,7 +35,7 @@ from typing import Any, Literal, NamedTuple
 
 from workbench.core.projection import derive_message
 from workbench.core.surface import Replacement, SurfaceState, apply_plan, plan_event
-from workbench.errors import FoldError
+from workbench.errors import FoldError, SeqOutOfRange
 
 LOG_ONLY, APPENDED, REPLACEMENT, REJECTED = 0, 1, 2, 3
 Status = Literal["current", "shadowed", "log-only", "rejected"]
@@ -235,7 +235,7 @@ class SurfaceTimeline:
     def _index(self, seq: int) -> int:
         index = seq - self.base_seq
         if not 0 <= index < self._n:
-            raise IndexError(f"seq {seq} is outside the log ({self.base_seq}..{self.end_seq})")
+            raise SeqOutOfRange(f"seq {seq} is outside the log ({self.base_seq}..{self.end_seq})")
         return index
 
     def is_node(self, seq: int) -> bool:

@@ -33,6 +33,7 @@ import pandas as pd
 import pyarrow as pa
 
 from workbench.core.events import KNOWN_TYPES_V0, KNOWN_TYPES_V4
+from workbench.errors import InvalidArgument
 
 Dtype = str | pd.api.extensions.ExtensionDtype
 
@@ -110,7 +111,7 @@ def as_array(values: Any, dtype: Dtype, n: int, name: str = "") -> Any:
         values = values.array
     if len(values) != n:
         msg = f"column {name!r}: {len(values)} values for {n} rows"
-        raise ValueError(msg)
+        raise InvalidArgument(msg)
     if isinstance(dtype, pd.DatetimeTZDtype):
         return time_array(values)
     if dtype == DURATION:

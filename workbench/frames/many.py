@@ -38,6 +38,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from workbench.errors import InvalidArgument, MissingAttribute, UnknownName
 from workbench.frames.columns import empty, frame, safe_text
 from workbench.frames.parquet import write_frame, write_parquet
 from workbench.frames.schema import FRAME_NAMES, SCHEMAS, SessionColumns
@@ -193,7 +194,7 @@ class SessionFrames:
         if name in frames:
             return frames[name]
         msg = f"no frame {name!r}; frames: {', '.join(frames)}"
-        raise AttributeError(msg)
+        raise MissingAttribute(msg)
 
     def __iter__(self):
         return iter(self.frames)
@@ -236,7 +237,7 @@ def _check_names(frames: Sequence[str] | None) -> tuple[str, ...]:
     unknown = [n for n in names if n not in SCHEMAS]
     if unknown:
         msg = f"unknown frame(s) {', '.join(map(repr, unknown))}; known: {', '.join(FRAME_NAMES)}"
-        raise KeyError(msg)
+        raise UnknownName(msg)
     return tuple(n for n in names if n != "defects")
 
 
@@ -263,7 +264,7 @@ def load_sessions(root_or_paths: str | os.PathLike | Iterable[str | os.PathLike]
         return _load_dask(paths, keys, key_dtype, names)
     if engine != "pandas":
         msg = f"unknown engine {engine!r}; use 'pandas' or 'dask'"
-        raise ValueError(msg)
+        raise InvalidArgument(msg)
     results = _run(paths, names, workers, progress)
     return _combine(results, keys, key_dtype, names)
 

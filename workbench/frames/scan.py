@@ -31,6 +31,7 @@ import pyarrow as pa
 
 from workbench.core.events import surface_types
 from workbench.core.tokens.heuristic import node_price
+from workbench.errors import InternalError
 from workbench.frames.columns import TextBuilder
 from workbench.frames.facts import INT_LIMIT, as_int, stream_start, tool_fact
 from workbench.frames.preview import event_preview
@@ -303,7 +304,7 @@ class EventScanner:
         n = self.n
         if self.count != n:
             msg = f"scanned {self.count} of {n} events"
-            raise ValueError(msg)
+            raise InternalError(msg)
         return EventScan(
             n, _masked(self._time), _codes(self._type), self.types, _masked(self._turn),
             _masked(self._step), _codes(self._role), self.roles, _codes(self._kind),

@@ -12,6 +12,7 @@ from typing import Any
 
 import pandas as pd
 
+from workbench.errors import UnknownName
 from workbench.frames.calls import RequestColumns, ToolCallColumns
 from workbench.frames.columns import TIME, Column, Columns, describe, empty
 from workbench.frames.compactions import COMPACTION_COLUMNS, PRUNE_COLUMNS
@@ -77,7 +78,7 @@ def columns_doc(name: str) -> pd.DataFrame:
         return describe(SessionColumns)
     if name not in SCHEMAS:
         msg = f"unknown frame {name!r}; known: {', '.join(FRAME_NAMES)}, sessions"
-        raise KeyError(msg)
+        raise UnknownName(msg)
     return describe(SCHEMAS[name])
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from workbench.errors import WorkbenchError
 from workbench.io.jsjson import ABSENT, is_neg_zero, is_safe_int, js_str
 from workbench.io.scan import RowIssue
 
@@ -41,7 +42,7 @@ _CODE_DISPATCH = ("tool/code-dispatch-start", "tool/code-dispatch")
 ADMISSION_TYPES = _ADMISSION_TYPES
 """The row types any admission rule applies to (a row of another type is admitted as it is)."""
 
-class SyntaxRefusal(Exception):
+class SyntaxRefusal(WorkbenchError):
     """A SessionFormatError of the v4 admission layer (`unsupported` for a migration refusal)."""
 
     def __init__(self, message: str, *, unsupported: bool = False) -> None:
@@ -188,7 +189,7 @@ def source_row_admission(row: dict) -> None:
 
 # -- retired syntax (reference: assertV4RetiredSyntax) -----------------------------------------
 
-class _Wrapper(Exception):
+class _Wrapper(WorkbenchError):
     """A released tool-result wrapper was found; the caller names the row in the message."""
 
 

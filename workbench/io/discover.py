@@ -35,8 +35,14 @@ from typing import Any, Literal
 
 import zstandard
 
-from workbench.errors import LogUnreadable
-from workbench.io.jsjson import JSONError, is_nonneg_safe_int, is_number, is_safe_int, loads
+from workbench.errors import InvalidArgument, LogUnreadable
+from workbench.io.jsjson import (
+    JSONError,
+    is_nonneg_safe_int,
+    is_number,
+    is_safe_int,
+    loads,
+)
 
 HEADER_LIMIT = 1 << 20
 """Most plaintext bytes read to find the header line (a real header is a few hundred bytes)."""
@@ -85,7 +91,7 @@ def _utf16_units(text: str) -> list[int]:
 def encode_segment(raw: str) -> str:
     """A session id as its directory name (injective; ``.``/``..`` escaped)."""
     if raw == "":
-        raise ValueError("cannot encode an empty path segment")
+        raise InvalidArgument("cannot encode an empty path segment")
     if raw == ".":
         return "~002E"
     if raw == "..":
@@ -119,7 +125,7 @@ def project_dir_name(cwd: str | None) -> str:
     if cwd is None:
         return "_no-cwd"
     if cwd == "":
-        raise ValueError("cannot encode an empty project path")
+        raise InvalidArgument("cannot encode an empty project path")
     out: list[str] = []
     separator_run = False
     for code in _utf16_units(cwd):
@@ -160,10 +166,10 @@ def read_header_line(path: Path) -> tuple[bytes, Literal["jsonl", "zstd"]]:
     end = data.find(b"\n")
     if end < 0:
         if not data:
-            raise ValueError("empty file: no header line")
+            raise InvalidArgument("empty file: no header line")
         if len(data) > HEADER_LIMIT:
-            raise ValueError(f"no header line within the first {HEADER_LIMIT} bytes")
-        raise ValueError("header line has no terminating newline")
+            raise InvalidArgument(f"no header line within the first {HEADER_LIMIT} bytes")
+        raise InvalidArgument("header line has no terminating newline")
     return data[:end], "jsonl"
 
 
@@ -178,12 +184,12 @@ def _first_frame_line(fh: Any) -> bytes:
                 break
             out += chunk
     except zstandard.ZstdError as exc:
-        raise ValueError(f"first zstd frame does not decompress: {exc}") from None
+        raise InvalidArgument(f"first zstd frame does not decompress: {exc}") from None
     end = out.find(b"\n")
     if end < 0:
         if len(out) > HEADER_LIMIT:
-            raise ValueError(f"no header line within the first {HEADER_LIMIT} plaintext bytes")
-        raise ValueError("first zstd frame holds no complete header line")
+            raise InvalidArgument(f"no header line within the first {HEADER_LIMIT} plaintext bytes")
+        raise InvalidArgument("first zstd frame holds no complete header line")
     return bytes(out[:end])
 
 

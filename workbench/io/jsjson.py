@@ -23,11 +23,13 @@ from typing import Any
 
 import orjson
 
+from workbench.errors import UnsupportedValue, WorkbenchError
+
 MAX_SAFE_INTEGER = 2**53 - 1
 """`Number.MAX_SAFE_INTEGER`: a format constant, not a tunable."""
 
 
-class JSONError(ValueError):
+class JSONError(WorkbenchError, ValueError):
     """The text is not JSON as `JSON.parse` reads it."""
 
 
@@ -222,7 +224,7 @@ def stringify(value: Any) -> str:
             _string(k) + ":" + stringify(value[k]) for k in keys if value[k] is not ABSENT
         ) + "}"
     msg = f"cannot stringify {type(value).__name__}"
-    raise TypeError(msg)
+    raise UnsupportedValue(msg)
 
 
 # -- equality and display

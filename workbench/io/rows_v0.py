@@ -27,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from workbench.errors import WorkbenchError
 from workbench.io.jsjson import MAX_SAFE_INTEGER, is_neg_zero, is_number, is_safe_int
 
 ROW_TAGS = frozenset(("text-chunks", "reasoning-chunks", "tool-call-chunks"))
@@ -50,7 +51,7 @@ _TAG_OF_DELTA = {"text-delta": "text-chunks", "reasoning-delta": "reasoning-chun
                  "tool-call-delta": "tool-call-chunks"}
 
 
-class RowError(ValueError):
+class RowError(WorkbenchError, ValueError):
     """A malformed packed row: `kind` is the validation step, `message` the reference text."""
 
     def __init__(self, kind: str, message: str) -> None:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from workbench.errors import WorkbenchError
 from workbench.io.admission_v4 import ADMISSION_TYPES as _ADMISSION_TYPES
 from workbench.io.admission_v4 import SyntaxRefusal, admit_row
 from workbench.io.jsjson import ABSENT, is_neg_zero, is_safe_int, js_str
@@ -35,7 +36,7 @@ __all__ = ["RowDecodeError", "SyntaxRefusal", "V4Codec", "admit_row", "decode_en
 
 # -- envelope decode (reference: released v2 decodeEvent / decodeSeqRanges) ---------------------
 
-class RowDecodeError(Exception):
+class RowDecodeError(WorkbenchError):
     """A decoder failure: `kind` is ``row_invalid``, ``sources_storage`` or ``seq_gap_committed``."""
 
     def __init__(self, kind: str, message: str) -> None:

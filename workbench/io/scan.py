@@ -34,6 +34,7 @@ from typing import Any, Literal, Protocol
 
 import orjson
 
+from workbench.errors import WorkbenchError
 from workbench.io import jsjson
 
 IssueClass = Literal["corrupt", "unsupported"]
@@ -60,7 +61,7 @@ class ScanIssue:
     byte_offset: int | None = None
 
 
-class IssueError(Exception):
+class IssueError(WorkbenchError):
     """Raised inside io when reading cannot go on; carries the `ScanIssue`."""
 
     def __init__(self, issue: ScanIssue) -> None:
@@ -68,7 +69,7 @@ class IssueError(Exception):
         self.issue = issue
 
 
-class RowIssue(Exception):
+class RowIssue(WorkbenchError):
     """A row codec's verdict on one line.
 
     ``fatal=False``: the line stops the committed prefix (it becomes the scanner's issue unless one

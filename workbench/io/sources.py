@@ -22,6 +22,8 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from workbench.errors import Unimplemented
+
 CACHE_FRAMES = 64
 """Decompressed zstd frames kept by a large log's LRU (a writer's frame holds a few KiB)."""
 
@@ -30,7 +32,7 @@ class Source:
     """Random access to the plaintext bytes a log's events were scanned from."""
 
     def read(self, segment: int, offset: int, length: int) -> bytes:  # pragma: no cover - interface
-        raise NotImplementedError
+        raise Unimplemented
 
     def close(self) -> None:
         return None

@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterator, Sequence
 from operator import itemgetter
 from typing import Any, overload
 
+from workbench.errors import SeqOutOfRange
 from workbench.io.scan import parse_line
 from workbench.io.sources import BytesSource, FileSource, FrameSource, Source
 
@@ -244,7 +245,7 @@ class EventStore(Sequence):
         if index < 0:
             index += n
         if not 0 <= index < n:
-            raise IndexError("event index out of range")
+            raise SeqOutOfRange("event index out of range")
         cached = self._cache.get(index)
         if cached is not None:
             self._cache.move_to_end(index)

@@ -16,7 +16,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from workbench.report.page import ReportResult, json_for_script, render_report, write_report
+    from workbench.report.page import (
+        ReportResult,
+        json_for_script,
+        render_report,
+        write_report,
+    )
 
 __all__ = ["ReportResult", "json_for_script", "render_report", "write_report"]
 
@@ -24,6 +29,7 @@ __all__ = ["ReportResult", "json_for_script", "render_report", "write_report"]
 def __getattr__(name: str) -> Any:
     if name not in __all__:
         msg = f"module 'workbench.report' has no attribute {name!r}"
-        raise AttributeError(msg)
+        from workbench.errors import MissingAttribute
+        raise MissingAttribute(msg)
     from workbench.report import page
     return getattr(page, name)

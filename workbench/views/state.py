@@ -17,7 +17,12 @@ import traceback
 import ipywidgets as widgets
 import traitlets
 
+from workbench.errors import Unimplemented, WorkbenchError
 from workbench.views.html import error_html
+
+
+class StepOutOfRange(WorkbenchError, traitlets.TraitError):
+    """A step or selected seq outside 0..last_seq (a `TraitError`, so traitlets reports it)."""
 
 
 class StepState(traitlets.HasTraits):
@@ -32,7 +37,7 @@ class StepState(traitlets.HasTraits):
         value = proposal["value"]
         if not 0 <= value <= self.last_seq:
             msg = f"{proposal['trait'].name} {value} is outside 0..{self.last_seq}"
-            raise traitlets.TraitError(msg)
+            raise StepOutOfRange(msg)
         return value
 
     @traitlets.observe("step")
@@ -96,4 +101,4 @@ class Panel(widgets.VBox):
                 self._error.layout.display = "none"
 
     def _render(self, change: dict | None = None) -> None:
-        raise NotImplementedError
+        raise Unimplemented

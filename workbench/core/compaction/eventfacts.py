@@ -41,6 +41,7 @@ from workbench.core.header import canonical_header
 from workbench.core.projection import derive_message
 from workbench.core.tokens.heuristic import derive_message as node_message
 from workbench.core.tokens.heuristic import estimate_message, message_types, node_price
+from workbench.errors import WorkbenchError
 
 NO_MESSAGE, DEVELOPER, UNREAD = -1, -2, -3
 _TRANSCRIPT_TYPES = frozenset({"user/message", "assistant/message", "tool/result"})
@@ -216,7 +217,7 @@ class KeptEvents(Sequence):
         return iter(self._events)
 
 
-class _TooFar(Exception):
+class _TooFar(WorkbenchError):
     """A riding pass read too far ahead of the fold (see `CollectingEvents`)."""
 
 

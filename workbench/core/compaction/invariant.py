@@ -27,6 +27,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from workbench.errors import WorkbenchError
 from workbench.io.jsjson import ABSENT, is_safe_int, js_str, js_typeof
 
 _COMPACTION_TYPES = frozenset({"compaction/start", "compaction/summary", "compaction/end"})
@@ -41,7 +42,7 @@ class InvariantFailure:
     message: str
 
 
-class _Fail(Exception):
+class _Fail(WorkbenchError):
     def __init__(self, message: str) -> None:
         super().__init__(message)
         self.message = message

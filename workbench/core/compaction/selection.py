@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from workbench.core.compaction.pairing import ToolPairing
+from workbench.errors import InvalidArgument
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,7 +53,7 @@ def select_compactable_range(nodes: Sequence[int], prices: Sequence[int],
     """
     if len(prices) != len(nodes):
         msg = "compaction: token-meter surface does not match the current session surface"
-        raise ValueError(msg)
+        raise InvalidArgument(msg)
     if not nodes:
         return None
     first = first_compactable_index(nodes, events, version=version)

@@ -37,7 +37,7 @@ from workbench.core.tokens.heuristic import (
     structural_json,
 )
 from workbench.core.tokens.offline import deepseek_tokenizer, tiktoken_encoding
-from workbench.errors import MeterError
+from workbench.errors import MeterError, Unimplemented
 from workbench.io.jsjson import ABSENT, js_len, stringify
 
 BATCH_CHARS = 1 << 20
@@ -235,7 +235,7 @@ class _TokenizerMeter:
     framing: int
 
     def _encode_lengths(self, texts: list[str]) -> list[int]:
-        raise NotImplementedError
+        raise Unimplemented
 
     def count_text(self, text: str) -> int:
         return self._encode_lengths([text])[0] if text else 0
