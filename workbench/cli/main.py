@@ -1,4 +1,10 @@
-"""Entry point: parse arguments, dispatch to the subcommand modules, map errors to exit codes."""
+"""Entry point: parse arguments, dispatch to the subcommand modules, map errors to exit codes.
+
+No subcommand prints a traceback for any input: an unexpected exception (a workbench bug) becomes
+one stderr line naming the subcommand, the file, the seq being worked on when it is known (the
+innermost ``seq`` of the failing frames, or the exception's own) and "internal error, please
+report", with exit code 2. The global ``--debug`` flag prints the traceback instead.
+"""
 from __future__ import annotations
 
 import argparse
@@ -21,6 +27,8 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Exit codes: 0 ok, 1 findings (defects, failed checks), 2 unusable input.",
     )
     parser.add_argument("--version", action="version", version=f"workbench {__version__}")
+    parser.add_argument("--debug", action="store_true",
+                        help="on an internal error, print the Python traceback (for a bug report)")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in SUBCOMMANDS:
         try:
@@ -47,6 +55,37 @@ def main(argv: Sequence[str] | None = None) -> int:
         import os
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
+    except Exception as exc:  # noqa: BLE001 - the last line of defence: never a traceback
+        if args.debug:
+            raise
+        internal_error(args, exc)
+        return EXIT_UNUSABLE
+
+
+def _seq_of(exc: BaseException) -> int | None:
+    """The seq the failing code was working on: the exception's own, else the innermost frame's
+    local ``seq`` (an int), else None."""
+    own = getattr(exc, "seq", None)
+    if type(own) is int:
+        return own
+    found, tb = None, exc.__traceback__
+    while tb is not None:
+        value = tb.tb_frame.f_locals.get("seq")
+        if type(value) is int:
+            found = value
+        tb = tb.tb_next
+    return found
+
+
+def internal_error(args: argparse.Namespace, exc: BaseException) -> None:
+    """The one line for an unexpected exception (see the module docstring)."""
+    from workbench.cli.common import say
+    paths = getattr(args, "paths", None) or [getattr(args, "path", None) or "-"]
+    seq = _seq_of(exc)
+    where = f"seq {seq}: " if seq is not None else "seq unknown: "
+    say(args.command, paths[0] if len(paths) == 1 else " ".join(map(str, paths)),
+        f"{where}internal error, please report ({type(exc).__name__}: {str(exc)[:200]}); "
+        "rerun with --debug for the traceback")
 
 
 if __name__ == "__main__":

@@ -186,9 +186,10 @@ class _Pipeline:
 
 
 def _line(store: Sequence, seq: Any) -> int | None:
-    """The file line (header = line 1) of the record holding event `seq`."""
+    """The line of the record holding event `seq`, numbered as the reference's messages number
+    lines (the header is line 0; see `workbench.io.model.Defect.line`)."""
     if isinstance(store, EventStore) and type(seq) is int and 0 <= seq < len(store):
-        return store.line_of(seq) + 1
+        return store.line_of(seq)
     return None
 
 

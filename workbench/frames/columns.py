@@ -11,6 +11,9 @@ Every column declares its dtype (pandas 3 would otherwise infer ``str`` with NaN
 one. Conventions:
 
 * integers that may be missing are ``Int64``; flags are ``boolean``; text is ``string``;
+* any number JSON allows lands in a column without raising: an ``Int64`` cell (or a seq-list
+  entry) holds a value when it fits int64 (a finite float is truncated toward zero, as the core's
+  ``int()`` does); a value beyond ±2^63, Infinity or NaN is NA (`int64_or_none`, the one rule);
 * event times are ``datetime64[ms, UTC]`` (epoch ms as written; NaT when the log has no times,
   e.g. v0 test fixtures whose seq/time are implicit, v0 spec §1.11);
 * closed vocabularies are ``category`` with fixed categories (event types: every type of format
@@ -23,6 +26,7 @@ one. Groups are plain tuples: compose them with ``+``.
 """
 from __future__ import annotations
 
+import math
 from array import array
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -119,8 +123,7 @@ def as_array(values: Any, dtype: Dtype, n: int, name: str = "") -> Any:
     if isinstance(dtype, pd.CategoricalDtype):
         return category_array(values, dtype)
     if dtype is SEQ_LIST:
-        arr = values if isinstance(values, pa.Array) else pa.array(
-            list(values) if not isinstance(values, list) else values, type=pa.list_(pa.int64()))
+        arr = values if isinstance(values, pa.Array) else seq_list_array(values)
         return pd.arrays.ArrowExtensionArray(arr)
     if dtype == "Int64":
         return int_array(values)
@@ -185,8 +188,25 @@ def text_array(values: Any) -> pd.arrays.ArrowStringArray:
                         dtype="string")
 
 
+INT64_MIN, INT64_MAX = -2**63, 2**63 - 1
+
+
+def int64_or_none(value: Any) -> int | None:
+    """`value` as an int64 cell: ints and finite floats within int64 (floats truncated toward
+    zero); None for anything else (a number beyond ±2^63, Infinity, NaN, a non-number)."""
+    if type(value) is int:
+        return value if INT64_MIN <= value <= INT64_MAX else None
+    if isinstance(value, (float, np.floating)) and math.isfinite(value):
+        value = int(value)
+        return value if INT64_MIN <= value <= INT64_MAX else None
+    if isinstance(value, (int, np.integer)) and type(value) is not bool:
+        return int64_or_none(int(value))
+    return None
+
+
 def int_array(values: Any) -> pd.arrays.IntegerArray:
-    """Nullable Int64 from ints with None (or an int numpy array, or a masked pair)."""
+    """Nullable Int64 from ints with None (or an int numpy array, or a masked pair); values an
+    int64 cannot hold are NA (`int64_or_none`)."""
     if hasattr(values, "mask") and hasattr(values, "values") and isinstance(values.values,
                                                                               np.ndarray):
         return pd.arrays.IntegerArray(values.values.astype(np.int64, copy=False),
@@ -196,9 +216,26 @@ def int_array(values: Any) -> pd.arrays.IntegerArray:
                                       np.zeros(len(values), dtype=bool))
     if isinstance(values, pd.api.extensions.ExtensionArray):
         return pd.array(values, dtype="Int64")
-    mask = np.fromiter((v is None for v in values), dtype=bool, count=len(values))
-    data = np.fromiter((0 if v is None else v for v in values), dtype=np.int64, count=len(values))
+    try:
+        mask = np.fromiter((v is None for v in values), dtype=bool, count=len(values))
+        data = np.fromiter((0 if v is None else v for v in values), dtype=np.int64,
+                           count=len(values))
+    except (OverflowError, ValueError, TypeError):
+        cells = [int64_or_none(v) for v in values]
+        mask = np.fromiter((v is None for v in cells), dtype=bool, count=len(cells))
+        data = np.fromiter((0 if v is None else v for v in cells), dtype=np.int64,
+                           count=len(cells))
     return pd.arrays.IntegerArray(data, mask)
+
+
+def seq_list_array(values: Any) -> pa.Array:
+    """Arrow ``list<int64>`` from lists of seqs (None = NA); an entry int64 cannot hold is null."""
+    values = list(values) if not isinstance(values, list) else values
+    try:
+        return pa.array(values, type=pa.list_(pa.int64()))
+    except (OverflowError, ValueError, TypeError, pa.ArrowException):
+        return pa.array([None if v is None else [int64_or_none(x) for x in v] for v in values],
+                        type=pa.list_(pa.int64()))
 
 
 def time_array(values: Any) -> pd.arrays.DatetimeArray:

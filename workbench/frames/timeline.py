@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from workbench.frames.columns import EVENT_TYPE, TIME, Column, Columns, coded, frame
+from workbench.frames.columns import EVENT_TYPE, TIME, Column, Columns, coded, frame, int64_or_none
 from workbench.frames.meters import DEFAULT_METERS, check_meters, log_prices, meter_columns
 
 if TYPE_CHECKING:
@@ -53,7 +53,7 @@ def _usage(session: Session) -> dict[str, object]:
         data = np.zeros(n, dtype=np.int64)
         mask = np.ones(n, dtype=bool)
         for seq, sample in zip(seqs, session.usage, strict=True):
-            value = getattr(sample, name)
+            value = int64_or_none(getattr(sample, name))
             if value is not None:
                 data[seq] = value
                 mask[seq] = False

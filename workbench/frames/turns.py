@@ -87,9 +87,10 @@ def turns_frame(session: Session) -> pd.DataFrame:
         owner[start:(end + 1 if end is not None else bounds[k + 1])] = k
         ends.append(end)
     rows: dict[str, list] = {c.name: [] for c in TurnColumns}
-    counts = {name: np.zeros(len(starts), dtype=np.int64) for name in (
-        "steps", "requests", "failed_requests", "tool_calls", "tool_errors", "compactions",
-        "usage_input", "usage_output", "usage_total")}
+    counts: dict[str, Any] = {name: np.zeros(len(starts), dtype=np.int64) for name in (
+        "steps", "requests", "failed_requests", "tool_calls", "tool_errors", "compactions")}
+    for name in ("usage_input", "usage_output", "usage_total"):  # sums of logged numbers: any size
+        counts[name] = [0] * len(starts)
     prompts: list[str | None] = [None] * len(starts)
     size_k = len(starts)
 
@@ -140,7 +141,8 @@ def turns_frame(session: Session) -> pd.DataFrame:
             "events": last - start + 1, "surface_size_end": int(size[last]),
             "surface_tokens_end": int(tokens[last]), "prompt_preview": prompts[k],
         }
-        values.update({name: int(c[k]) for name, c in counts.items()})
+        values.update({name: c[k] if isinstance(c, list) else int(c[k])
+                       for name, c in counts.items()})
         for name, column in rows.items():
             column.append(values[name])
     return frame(TurnColumns, rows, len(starts))
@@ -151,7 +153,7 @@ DefectColumns: Columns = (
     _col("severity", SEVERITY, "refused / corrupt / tolerated / warning"),
     _col("message", "string", "the reference's text (or ours, naming the rule)"),
     _col("file", "string", "the log file"),
-    _col("line", "Int64", "1-based line of the decoded plaintext (header = line 1)"),
+    _col("line", "Int64", "record line as in the messages: header = 0, first event = 1"),
     _col("frame", "Int64", "1-based zstd frame"),
     _col("seq", "Int64", "seq of the event concerned"),
     _col("byte_offset", "Int64", "byte offset in the file"),

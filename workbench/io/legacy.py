@@ -51,6 +51,8 @@ class V0Codec:
     """
 
     unparsable_kind = "unparsable_committed_event"
+    after_issue_types = frozenset(("turn/end",))
+    """Row types that still matter after the issue (only a ``turn/end`` makes it fatal)."""
 
     __slots__ = ("session_id", "implicit", "message_ids", "changed", "inline", "packed")
 

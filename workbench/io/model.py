@@ -39,7 +39,8 @@ class Defect:
     message: str
     file: str
     severity: Severity = "corrupt"
-    line: int | None = None      # 1-based line of the decoded plaintext (the header is line 1)
+    line: int | None = None      # record line as the reference's messages number it: the header
+    #                              is line 0, the first event record line 1 (file line - 1)
     frame: int | None = None     # 1-based zstd frame
     seq: int | None = None
     byte_offset: int | None = None

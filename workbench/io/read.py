@@ -32,7 +32,7 @@ from workbench.io.header import HEADER_MISSING, HeaderResult, parse_header_recor
 from workbench.io.legacy import V0Codec
 from workbench.io.model import Defect, Log
 from workbench.io.rows_v4 import V4Codec
-from workbench.io.scan import IssueError, LineScanner, ScanIssue
+from workbench.io.scan import MAX_LINE, IssueError, LineScanner, ScanIssue
 from workbench.io.sources import BytesSource, FileSource, FrameSource
 from workbench.io.store import EventStore
 
@@ -74,11 +74,10 @@ def _severity(issue: ScanIssue) -> str:
 
 
 def _defect(issue: ScanIssue, path: str, severity: str | None = None) -> Defect:
-    """A `Defect` of an issue; its line counts the header as line 1 (the reference's message
-    numbers the lines after the header from 1)."""
+    """A `Defect` of an issue; its line is the issue's, numbered as the reference's messages
+    number lines (the header is line 0), so a message and its `line` field always agree."""
     return Defect(issue.kind, issue.message, path, severity or _severity(issue),  # type: ignore[arg-type]
-                  line=None if issue.line is None else issue.line + 1, frame=issue.frame, seq=issue.seq,
-                  byte_offset=issue.byte_offset)
+                  line=issue.line, frame=issue.frame, seq=issue.seq, byte_offset=issue.byte_offset)
 
 
 class _Reader:
@@ -148,8 +147,17 @@ class _Reader:
     def end_scan(self) -> bool:
         """After the committed bytes: record a fatal or tolerated scanner issue."""
         scanner = self.scanner
+        if scanner.long_line is not None:
+            self.defects.append(Defect(
+                "line_limit", f"line {scanner.long_line} is longer than {MAX_LINE} bytes (MAX_LINE, "
+                "the longest string the reference can decode): counted as unparsable, never held",
+                self.name, "warning", line=scanner.long_line))
+            scanner.long_line = None
         if scanner.fatal is not None:
             self.fail(scanner.fatal)
+            return False
+        if scanner.limit is not None:
+            self.fail(scanner.limit)
             return False
         return True
 
@@ -308,7 +316,7 @@ def _scan_zstd(reader: _Reader, data: bytes | memoryview, compressed: Any, path:
         scan_pending(count)
     if not reader.end_scan():
         return reader.build(path, "zstd", byte_length)
-    if scanner.committed_bytes != scanner.input_bytes:
+    if scanner.pending_bytes:  # the complete frames end inside a record (after an issue too)
         reader.fail(ScanIssue("zstd_torn_record_in_complete_frame",
                               "corrupt Zstandard session log: complete frame contains a torn JSONL record",
                               byte_offset=starts[count - 1], frame=count))

@@ -138,6 +138,8 @@ class V4Codec:
     """
 
     unparsable_kind = "unparsable_committed"
+    after_issue_types = frozenset(("turn/end", *_ADMISSION_TYPES))
+    """Row types that still matter after the issue: ``turn/end`` and the admission-screened ones."""
     inline = False
     packed = False
 

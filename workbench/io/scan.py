@@ -9,6 +9,13 @@ reference ``SessionLogScanner`` does (v0 spec §1.7, v4 spec §1.7):
   the committed prefix; only the first one is kept;
 * after the issue, later lines are parsed only to look for a ``turn/end``: one makes the issue fatal
   (damage inside committed history), otherwise everything from the issue on is a tolerated tail;
+* after the issue only a line that could hold a ``turn/end`` (or, in v4, a row type the admission
+  screen applies to: the codec's ``after_issue_types``) is parsed: one that holds none of those
+  names literally and no ``\\`` escape cannot spell them, so it is counted at `bytes.find` speed;
+  at most `AFTER_ISSUE_LINES` such lines (`AFTER_ISSUE_BYTES` bytes) are parsed and at most
+  `AFTER_ISSUE_INPUT` bytes read after the issue, then reading stops with `limit` set (rule
+  ``scan_limit_after_issue``, naming the limit: the verdict is corrupt, since a later ``turn/end``
+  can no longer be ruled out). So time past the first defect is bounded, zstd bombs included;
 * lines are numbered 1-based from the first line after the header (the reference's ``eventLine``);
   ``\\r`` before ``\\n`` is JSON whitespace; an empty line is unparsable; a BOM is not stripped.
 
@@ -120,9 +127,20 @@ BATCH = 64
 """Lines handed to a batch sink at once: few enough that their parsed values are still in the CPU
 caches when the sink's checks run (batches of a whole 8 MiB chunk run a third slower)."""
 
-MAX_LINE = 256 * 1024 * 1024
-"""Longest record parsed. A longer one is unparsable without being held in memory (the reference
-fails near 512 MiB, where a JavaScript string ends; memory must stay bounded well before)."""
+MAX_LINE = 0x1FFFFFE8
+"""Longest record parsed, in bytes: V8's longest string (``2**29 - 24`` code units), where the
+reference's ``buffer.toString()`` fails, so a longer line is unparsable for it too (exact for ASCII;
+a line of multi-byte characters is cut at the same byte count). A longer line is counted without
+being held in memory (rule ``line_limit`` names it beside the reference's issue)."""
+
+AFTER_ISSUE_LINES = 50_000
+"""Candidate lines (see the module docstring) parsed after the issue before reading stops."""
+
+AFTER_ISSUE_BYTES = 256 * 1024 * 1024
+"""Bytes of candidate lines parsed after the issue before reading stops."""
+
+AFTER_ISSUE_INPUT = 256 * 1024 * 1024
+"""Bytes (plaintext: a zstd log's decompressed bytes) read after the issue before reading stops."""
 
 
 def parse_line(line: bytes) -> Any:
@@ -149,7 +167,8 @@ class LineScanner:
     """
 
     __slots__ = ("codec", "sink", "batch", "input_bytes", "committed_bytes", "line", "event_count",
-                 "issue", "fatal", "_fragments", "_fragment_start", "_fragment_bytes", "_oversize")
+                 "issue", "fatal", "limit", "long_line", "_fragments", "_fragment_start",
+                 "_fragment_bytes", "_oversize", "_markers", "_after_lines", "_after_bytes", "_after_input")
 
     def __init__(self, codec: RowCodec, sink: Sink, *, base: int = 0, batch: BatchSink | None = None) -> None:
         self.codec = codec
@@ -161,6 +180,13 @@ class LineScanner:
         self.event_count = 0
         self.issue: ScanIssue | None = None
         self.fatal: ScanIssue | None = None
+        self.limit: ScanIssue | None = None
+        """Set when reading stopped at `AFTER_ISSUE_LINES`/`AFTER_ISSUE_BYTES`."""
+        self.long_line: int | None = None
+        """Line number of the first line longer than `MAX_LINE` (counted, never parsed)."""
+        self._markers = (b"\\", *sorted(t.encode() for t in getattr(codec, "after_issue_types",
+                                                                     ("turn/end",))))
+        self._after_lines = self._after_bytes = self._after_input = 0
         self._fragments: list[bytes] = []
         self._fragment_start = base
         self._fragment_bytes = 0
@@ -168,8 +194,8 @@ class LineScanner:
 
     @property
     def stopped(self) -> bool:
-        """True once a fatal problem ended reading (nothing more is consumed)."""
-        return self.fatal is not None
+        """True once a fatal problem or a limit ended reading (nothing more is consumed)."""
+        return self.fatal is not None or self.limit is not None
 
     @property
     def pending_bytes(self) -> int:
@@ -188,9 +214,16 @@ class LineScanner:
 
     def write(self, chunk: bytes | memoryview) -> None:
         """Consume the next plaintext bytes; complete records are scanned at once."""
-        if self.fatal is not None:
+        if self.stopped:
             self.input_bytes += len(chunk)
             return
+        if self.issue is not None:
+            self._after_input += len(chunk)
+            if self._after_input > AFTER_ISSUE_INPUT:
+                self._stop(f"{AFTER_ISSUE_INPUT} bytes were read after the first issue "
+                           "(limit AFTER_ISSUE_INPUT)", self.input_bytes)
+                self.input_bytes += len(chunk)
+                return
         chunk_start = self.input_bytes
         self.input_bytes += len(chunk)
         data = bytes(chunk) if not isinstance(chunk, bytes) else chunk
@@ -212,15 +245,18 @@ class LineScanner:
             newline = find(b"\n", pos)
         consume = self._consume
         while newline != -1:
-            if self.fatal is not None:
+            if self.stopped:
                 return
+            if self.issue is not None:
+                pos = self._after_issue(data, pos, chunk_start)
+                break
             if newline - pos > MAX_LINE:
                 self._unparsable(chunk_start + pos)
             else:
                 consume(data[pos:newline], chunk_start + pos, chunk_start + newline)
             pos = newline + 1
             newline = find(b"\n", pos)
-        if pos < len(data) and self.fatal is None:
+        if pos < len(data) and not self.stopped:
             if not self._fragments and not self._oversize:
                 self._fragment_start = chunk_start + pos
             self._fragment_bytes += len(data) - pos
@@ -304,15 +340,81 @@ class LineScanner:
             newline = find(b"\n", pos)
         return pos
 
+    def _after_issue(self, data: bytes, pos: int, chunk_start: int) -> int:
+        """The complete lines of `data` from `pos` once the issue exists: only lines holding one
+        of the markers are parsed; the others are counted. Returns the end of the last line."""
+        end = data.rfind(b"\n") + 1
+        if end <= pos:
+            return pos
+        find, count = data.find, data.count
+        if find(b"/", pos, end) == -1 and find(b"\\", pos, end) == -1:  # no type name, no escape
+            self.line += count(b"\n", pos, end)
+            return end
+        nexts = {}
+        for marker in self._markers:
+            at = find(marker, pos, end)
+            if at != -1:
+                nexts[marker] = at
+        cursor = pos
+        while nexts and not self.stopped:
+            hit = min(nexts.values())
+            start = data.rfind(b"\n", cursor, hit) + 1 or cursor
+            stop = find(b"\n", hit, end)
+            self.line += count(b"\n", cursor, start)
+            if stop - start > MAX_LINE:
+                self._unparsable(chunk_start + start)
+            else:
+                self._consume(data[start:stop], chunk_start + start, chunk_start + stop)
+            cursor = stop + 1
+            for marker, at in list(nexts.items()):
+                if at < cursor:
+                    at = find(marker, cursor, end)
+                    if at == -1:
+                        del nexts[marker]
+                    else:
+                        nexts[marker] = at
+        if not self.stopped:
+            self.line += count(b"\n", cursor, end)
+        return end
+
+    def _candidate(self, line_bytes: bytes, start: int) -> bool:
+        """After the issue: whether line `self.line + 1` must be parsed (it may hold a type that
+        matters); counts the budget and sets `limit` when it is spent."""
+        if (b"/" not in line_bytes and b"\\" not in line_bytes) or not any(
+                marker in line_bytes for marker in self._markers):
+            return False
+        self._after_lines += 1
+        self._after_bytes += len(line_bytes)
+        if self._after_lines > AFTER_ISSUE_LINES:
+            self._stop(f"{AFTER_ISSUE_LINES} lines that could hold a turn/end were parsed after "
+                       "the first issue (limit AFTER_ISSUE_LINES)", start)
+        elif self._after_bytes > AFTER_ISSUE_BYTES:
+            self._stop(f"{AFTER_ISSUE_BYTES} bytes of lines that could hold a turn/end were parsed "
+                       "after the first issue (limit AFTER_ISSUE_BYTES)", start)
+        return self.limit is None
+
+    def _stop(self, why: str, start: int) -> None:
+        """Reading ends at a documented limit past the issue (rule ``scan_limit_after_issue``)."""
+        line = self.line + 1
+        self.limit = ScanIssue(
+            "scan_limit_after_issue", f"stopped reading at line {line}: {why}; a later turn/end "
+            "can no longer be ruled out, so the log counts as corrupt", line=line, byte_offset=start)
+
     def _unparsable(self, start: int) -> None:
         """A record longer than `MAX_LINE`: counted as unparsable without holding or parsing it."""
         self.line += 1
+        if self.long_line is None:
+            self.long_line = self.line
         if self.issue is None:
             self.issue = ScanIssue(self.codec.unparsable_kind,
                                    f"corrupt session log: unparsable committed event at line {self.line}",
                                    line=self.line, byte_offset=start)
 
     def _consume(self, line_bytes: bytes, start: int, end: int) -> None:
+        if self.issue is not None and not self._candidate(line_bytes, start):
+            if self.limit is None:
+                self.line += 1
+            return
         self.line += 1
         line = self.line
         try:

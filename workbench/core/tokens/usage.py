@@ -17,6 +17,7 @@ is not a non-negative number also counts 0 and marks the sample `malformed`.
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -82,11 +83,16 @@ def _last_stream_usage(stream: Any) -> Any:
     return ABSENT
 
 
-def _count(value: Any) -> tuple[int, bool]:
+def _whole(value: int | float) -> int | float:
+    """A logged count as an int; Infinity (``1e400`` parses to it, as in JavaScript) stays a float."""
+    return int(value) if math.isfinite(value) else value
+
+
+def _count(value: Any) -> tuple[int | float, bool]:
     if value is ABSENT or value is None:
         return 0, True
     if is_number(value) and value >= 0 and value == value:
-        return int(value), True
+        return _whole(value), True
     return 0, False
 
 
@@ -102,8 +108,8 @@ def make_sample(usage: Any, *, seq: Any, turn: Any, step: Any, source: str) -> U
     return UsageSample(
         seq, turn, step, source, values["inputTokens"], values["cacheReadTokens"],
         values["cacheWriteTokens"], values["outputTokens"],
-        int(reasoning) if is_number(reasoning) else None,
-        int(total) if is_number(total) else None, not ok)
+        _whole(reasoning) if is_number(reasoning) and reasoning == reasoning else None,
+        _whole(total) if is_number(total) and total == total else None, not ok)
 
 
 def _sample_of(event: dict, version: int) -> tuple[Any, str] | None:

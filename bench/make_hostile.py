@@ -1,0 +1,144 @@
+#!/usr/bin/env python3
+"""Generators of the worst inputs for reading time after a defect: `python bench/make_hostile.py [OUT]`.
+
+Every file starts as a valid v4 log written by `workbench.build` (a few turns), then one bad line
+(the first defect), then a tail that the reader must get past without parsing it line by line:
+
+* ``zstd-bomb-32k`` / ``zstd-bomb-128k``: a zstd log whose frames after the bad line are RLE blocks
+  of one repeated short garbage line (``x/\\`` style bytes), about 30,000x expansion: 32 KiB and
+  128 KiB of file for ~1 GiB and ~4 GiB of plaintext;
+* ``zstd-bomb-events``: the same with copies of a valid ``user/message`` line (a row type the v4
+  admission screen applies to, no ``turn/end``), so every line is a candidate that must be parsed
+  until the documented limit (`workbench.io.scan.AFTER_ISSUE_LINES`) stops reading;
+* ``raw-garbage``: 5M garbage lines (10 MB) after the bad line;
+* ``raw-escapes``: 5M lines holding a backslash escape (each one a candidate line);
+* ``raw-long-line``: a clean log with one valid 300 MB event line (a long tool result).
+
+Inputs are written under `OUT` (default ``bench/out/hostile/``); `bench/bench_hostile.py` times
+``workbench info`` on each.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import zstandard
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from workbench.build import LogBuilder  # noqa: E402
+from workbench.io.zstd import compress_frames  # noqa: E402
+
+BLOCK = 128 * 1024
+"""Largest zstd block: an RLE block of this size costs 3 header bytes + 1 byte."""
+
+
+def _base_lines() -> list[bytes]:
+    b = LogBuilder(version=4, session_id="session-hostile")
+    for k in range(3):
+        with b.turn():
+            with b.step():
+                if k == 0:
+                    b.system("You are a coding agent.")
+                b.user(f"Task {k}: look at the repository")
+                b.request_header()
+                b.assistant(f"Done with task {k}.")
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        path = b.write(Path(tmp) / "base.session.v4.jsonl")
+        return Path(path).read_bytes().splitlines(keepends=True)
+
+
+def _rle_frame(byte: int, blocks: int) -> bytes:
+    """One zstd frame (checksum off, no content size) of `blocks` RLE blocks of `byte`."""
+    out = bytearray(b"\x28\xb5\x2f\xfd")
+    out.append(0x00)          # descriptor: no FCS, not single segment, no checksum, no dict
+    out.append(0x58)          # window descriptor: 128 KiB window
+    for i in range(blocks):
+        last = 1 if i == blocks - 1 else 0
+        header = (BLOCK << 3) | (1 << 1) | last      # RLE block of BLOCK bytes
+        out += header.to_bytes(3, "little") + bytes([byte])
+    return bytes(out)
+
+
+def _zstd_bomb(base: list[bytes], tail_line: bytes, file_bytes: int) -> bytes:
+    """The base log as frames, the bad line, then `tail_line` repeated (compressed by periodic
+    data) followed by RLE frames until the file is about `file_bytes`."""
+    head = compress_frames([base[0], b"".join(base[1:]) + b"{bad line\n"])
+    cctx = zstandard.ZstdCompressor(level=19, write_checksum=True, write_content_size=False)
+    body = bytearray(head)
+    if tail_line:
+        repeats = (64 * 1024 * 1024) // len(tail_line)
+        body += cctx.compress(tail_line * repeats)
+    while len(body) < file_bytes:
+        body += _rle_frame(ord("x"), 256) + compress_frames([b"\n"])
+    return bytes(body)
+
+
+def generate(out: Path) -> dict[str, Path]:
+    out.mkdir(parents=True, exist_ok=True)
+    base = _base_lines()
+    event_line = json.dumps({"type": "user/message", "seq": 999_999, "time": 1, "data": {
+        "content": [{"type": "text", "text": "more"}], "source": {"kind": "user"}, "role": "user",
+        "id": "u"}, "surfaceOp": "append"}, separators=(",", ":")).encode() + b"\n"
+    files = {
+        "zstd-bomb-32k.session.v4.jsonl.zstd": _zstd_bomb(base, b"", 32 * 1024),
+        "zstd-bomb-128k.session.v4.jsonl.zstd": _zstd_bomb(base, b"", 128 * 1024),
+        "zstd-bomb-events.session.v4.jsonl.zstd": _zstd_bomb(base, event_line, 128 * 1024),
+    }
+    paths = {}
+    for name, data in files.items():
+        paths[name] = out / name
+        paths[name].write_bytes(data)
+    prefix = b"".join(base) + b"{bad line\n"
+    raw = {
+        "raw-garbage.session.v4.jsonl": prefix + b"x\n" * 5_000_000,
+        "raw-escapes.session.v4.jsonl": prefix + b"\\\n" * 5_000_000,
+    }
+    for name, data in raw.items():
+        paths[name] = out / name
+        paths[name].write_bytes(data)
+    long_name = "raw-long-line.session.v4.jsonl"
+    paths[long_name] = out / long_name
+    _long_line_log(paths[long_name], base, 300 * 1000 * 1000)
+    return paths
+
+
+def _long_line_log(path: Path, base: list[bytes], size: int) -> None:
+    """The base log plus a copy of its last turn whose user message text makes that line `size`
+    bytes long (a valid event: the log stays clean)."""
+    turn = [json.loads(line) for line in base[-7:]]
+    shift = len(turn)
+    with open(path, "wb") as fh:
+        fh.write(b"".join(base))
+        for event in turn:
+            event["seq"] += shift
+            data = event["data"]
+            if "turn" in data:
+                data["turn"] += 1
+            line = json.dumps(event, separators=(",", ":"), ensure_ascii=False).encode()
+            if event["type"] != "user/message":
+                fh.write(line + b"\n")
+                continue
+            text = json.dumps(data["content"][0]["text"]).encode()
+            before, after = line.split(text)
+            fill = size - len(before) - len(after) - 2
+            fh.write(before + b'"')
+            chunk = b"abcdefghij" * 100_000
+            while fill > 0:
+                fh.write(chunk[:fill])
+                fill -= len(chunk)
+            fh.write(b'"' + after + b"\n")
+
+
+def main(argv: list[str]) -> int:
+    out = Path(argv[0]) if argv else ROOT / "bench" / "out" / "hostile"
+    for name, path in generate(out).items():
+        print(f"{path}  {path.stat().st_size:,} bytes")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
