@@ -4,6 +4,8 @@
     session = workbench.load("session.v4.jsonl")      # a Session: lazy, cached DataFrames
     session.events_df(); session.surface_df(120); session.compactions_df()
     frames = workbench.load_sessions("~/.dsh/sessions")  # many sessions, one set of frames
+    cf = session.whatif.policy(threshold_ratio=0.6, summarizer="mask")  # a counterfactual
+    workbench.compare(session, cf).figure()                # side by side
 
 `import workbench` stays light: it never loads widgets or plots (views live in
 `workbench.views`), and pandas is imported only when `load`/`load_sessions` is first used.
@@ -14,13 +16,14 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-__all__ = ["Session", "SessionFrames", "Workbench", "__version__", "load", "load_sessions",
-           "show"]
+__all__ = ["Session", "SessionFrames", "Workbench", "__version__", "compare", "load",
+           "load_sessions", "show"]
 
 if TYPE_CHECKING:
     from workbench.frames.many import SessionFrames, load_sessions
     from workbench.session import Session, load
     from workbench.views import Workbench, show
+    from workbench.views.compare import compare
 
 _LAZY = {
     "load": "workbench.session",
@@ -29,6 +32,7 @@ _LAZY = {
     "SessionFrames": "workbench.frames.many",
     "Workbench": "workbench.views",   # widgets load only when asked for
     "show": "workbench.views",
+    "compare": "workbench.views.compare",   # real vs a what-if session, side by side
 }
 
 

@@ -106,6 +106,7 @@ class Session:
     branched_from: str | None = None
     fired: list | None = None
     origin: list | None = None
+    notices: tuple = ()
     log_bytes: bytes | None = None
 
     def __init__(self, log: Log) -> None:

@@ -7,8 +7,8 @@ bytes back with the real loader (`workbench.core.load.load_bytes`), so the resul
 loader's own. Nothing touches the disk until `Session.write(path)` is called.
 
 A counterfactual session carries `label` (its summarizer), `branched_from` (the real path),
-`fired` (one record per compaction or prune the counterfactual decided) and `origin` (per seq,
-the real seq it follows, for side-by-side plots).
+`fired` (one record per compaction or prune the counterfactual decided), `origin` (per seq,
+the real seq it follows, for side-by-side plots) and `notices` (what it cannot know, in words).
 """
 from __future__ import annotations
 
@@ -63,6 +63,7 @@ def _session(real: Session, replay: Replay, label: str) -> Session:
     session.branched_from = real.path
     session.fired = list(replay.fired)
     session.origin = list(replay.origin)
+    session.notices = list(replay.notices)
     session.log_bytes = data
     return session
 

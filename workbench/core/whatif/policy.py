@@ -147,6 +147,7 @@ class _Driver:
         self.checked = False
         self.turn: Any = None
         self.manual: dict[Any, dict] = {}
+        self.overflows = 0
 
     def run(self) -> Replay:
         r = self.r
@@ -166,6 +167,9 @@ class _Driver:
             override = None
             if kind == "command/done" and (e.get("data") or {}).get("commandId") in self.manual:
                 override = self._command_done(e)
+            if kind in ("assistant/message", "assistant/attempt") and self.window:
+                if r.measure().total_tokens > (self.policy.context_window or self.window):
+                    self.overflows += 1
             r.carry(e, patch=override)
             data = e.get("data") if isinstance(e.get("data"), dict) else {}
             if kind == "request/context" and isinstance(data.get("contextWindow"), int):
@@ -178,6 +182,10 @@ class _Driver:
                 self.checked = False
             elif kind == "session/end-seed":
                 self.locked = False
+        if self.overflows:
+            r.notices.append(f"the counterfactual sends {self.overflows} model call(s) a prompt larger "
+                             "than the context window; the real calls did not overflow, so the log "
+                             "cannot say what DSH would have done there (an overflow recovery)")
         return r
 
     # -- triggers
@@ -196,6 +204,10 @@ class _Driver:
         self.checked = True
         threshold, retain = self._settings()
         r = self.r
+        if threshold is None and self.window and not r.notices:
+            r.notices.append("pressure compaction is disabled with these settings: the context window "
+                             "minus maxTokens minus headroomTokens is <= 0 (v4 §5.8); pass "
+                             "headroom_tokens (DSH's default is 65536)")
         if threshold is None or self.locked or r.measure().total_tokens < threshold:
             return
         if self.prune is not None:

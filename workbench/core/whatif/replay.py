@@ -58,6 +58,7 @@ class Replay:
         self.real_done = 0
         self._made = 0
         self.fired: list[dict[str, Any]] = []   # one record per emitted bracket or prune
+        self.notices: list[str] = []   # what the counterfactual cannot know, in words
         self.origin: list[int] = []   # per counterfactual seq: the real seq it follows
         self.origin_cursor = -1
 

@@ -1,0 +1,90 @@
+"""`workbench.compare` and `workbench whatif` on a real log: frames with declared dtypes, one plot
+with both timelines on the real-seq axis, the widget mode, the CLI's exit codes, --json, and -o
+writing only when asked. Skips when ../shared is absent."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import workbench
+from workbench.cli.main import main
+from workbench.frames.compare import COMPACTION_COLUMNS, SESSION_COLUMNS
+
+REAL = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "dsh-real-v4"
+LOG = REAL / "dev-long-auto-compaction__session.v4.jsonl"
+POLICY = {"threshold_ratio": 0.6, "retain_tokens": 4000, "headroom_tokens": 1024}
+
+
+@pytest.fixture(scope="module")
+def pair() -> tuple[workbench.Session, workbench.Session]:
+    if not LOG.is_file():
+        pytest.skip(f"{LOG} is absent (../shared corpus not available)")
+    real = workbench.load(LOG)
+    return real, real.whatif.policy(summarizer="truncate", **POLICY)
+
+
+def test_comparison_frames(pair) -> None:
+    real, cf = pair
+    c = workbench.compare(real, cf)
+    for name, dtype in COMPACTION_COLUMNS.items():
+        assert str(c.compactions[name].dtype) == dtype, name
+    for name, dtype in SESSION_COLUMNS.items():
+        assert str(c.sessions[name].dtype) == dtype, name
+    sides = c.sessions.set_index("side")
+    assert sides.loc["real", "compactions"] == len(real.compactions.records) == 3
+    assert sides.loc["whatif:truncate", "compactions"] == len(cf.compactions.records) > 3
+    assert sides.loc["whatif:truncate", "peak_surface_tokens"] < sides.loc["real", "peak_surface_tokens"]
+    rows = c.compactions[c.compactions["side"] == "whatif:truncate"]
+    assert set(rows["summarizer"]) == {"truncate"}
+    assert (rows["real_seq"] <= rows["start_seq"]).all()        # placed at the real seq it follows
+    assert rows["cache_break_position"].notna().all()
+    # both timelines share the real-seq axis and end at the real log's last seq
+    ends = c.timeline.groupby("side")["real_seq"].max()
+    assert set(ends) == {len(real) - 1}
+
+
+def test_comparison_figure_and_widget(pair) -> None:
+    real, cf = pair
+    c = workbench.compare(real, cf)
+    figure = c.figure()
+    names = [t.name for t in figure.data]
+    assert "real · dsh" in names and "whatif:truncate · dsh" in names
+    assert figure.layout.xaxis.title.text == "real seq"
+    widget = workbench.compare(real, cf, widget=True)
+    assert len(widget.children) == 2
+
+
+def test_comparison_with_nothing_to_compare(pair) -> None:
+    real, _ = pair
+    child = workbench.load(REAL / "dev-subagent-spawn-child__session.v4.jsonl")
+    c = workbench.compare(child, child.whatif.policy(summarizer="mask", **POLICY))
+    assert c.compactions.empty
+    for name, dtype in COMPACTION_COLUMNS.items():
+        assert str(c.compactions[name].dtype) == dtype
+
+
+def test_cli_whatif(pair, tmp_path: Path, capsys) -> None:
+    out = tmp_path / "cf.jsonl"
+    code = main(["whatif", str(LOG), "--policy", "threshold_ratio=0.6,retain_tokens=4000,"
+                 "headroom_tokens=1024", "--summarizer", "truncate", "--json"])
+    assert code == 0 and not out.exists()
+    found = json.loads(capsys.readouterr().out)
+    assert found["counterfactual_clean"] and found["written"] is None
+    assert [s["side"] for s in found["sessions"]] == ["real", "whatif:truncate"]
+    code = main(["whatif", str(LOG), "--policy", "threshold_ratio=0.6,retain_tokens=4000,"
+                 "headroom_tokens=1024", "--summarizer", "truncate", "-o", str(out)])
+    assert code == 0 and workbench.load(out).verdict == "clean"
+    assert "wrote" in capsys.readouterr().out
+
+
+def test_cli_whatif_errors(pair, capsys) -> None:
+    assert main(["whatif", str(LOG), "--policy", "threshold=0.6"]) == 2
+    assert "bad --policy item" in capsys.readouterr().err
+    assert main(["whatif", str(LOG), "-o", str(LOG)]) == 2
+    assert "refusing to write over the input" in capsys.readouterr().err
+    assert main(["whatif", str(LOG), "--policy", "threshold_ratio=0.3,headroom_tokens=1024"]) == 2
+    assert "no logged summary left" in capsys.readouterr().err
+    assert main(["whatif", str(LOG)]) == 0
+    assert "pressure compaction is disabled" in capsys.readouterr().err
