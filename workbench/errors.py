@@ -17,6 +17,7 @@ that every exception class defined anywhere in the package is listed here and de
     │   ├── NotAnAttempt        (LookupError) a seq that is not a model-call attempt
     │   ├── MissingAttribute    (AttributeError) a module or frame attribute that does not exist
     │   ├── UnsupportedValue    (TypeError) a value JSON cannot represent
+    │   ├── PriceError          (ValueError) a price table the cost ledger cannot use
     │   └── StepOutOfRange      (traitlets.TraitError) a widget step outside the log [views.state]
     ├── InternalError           (RuntimeError) a broken internal invariant: please report
     │   └── Unimplemented       (NotImplementedError) an interface method a subclass must provide
@@ -118,3 +119,7 @@ class InternalError(WorkbenchError, RuntimeError):
 
 class Unimplemented(InternalError, NotImplementedError):
     """An interface method that a subclass must provide."""
+
+
+class PriceError(InvalidArgument):
+    """A price table the cost ledger cannot use (unknown model, missing or negative price)."""

@@ -27,6 +27,7 @@ import pandas as pd
 
 from workbench.core.timeline import SurfaceTimeline
 from workbench.errors import UnknownName
+from workbench.frames.quality import QualityFrames
 from workbench.frames.scan import EventScan, EventScanner, TeeEvents
 
 if TYPE_CHECKING:
@@ -99,8 +100,9 @@ class SurfaceArrays:
         return np.cumsum(delta)
 
 
-class Session:
-    """A loaded session log with lazily computed, cached DataFrames (module doc)."""
+class Session(QualityFrames):
+    """A loaded session log with lazily computed, cached DataFrames (module doc); the
+    compaction-quality frames come from `workbench.frames.quality.QualityFrames`."""
 
     label = "real"              # a counterfactual: its summarizer (`frames.whatif`)
     branched_from: str | None = None

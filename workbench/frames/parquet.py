@@ -6,7 +6,9 @@ pyarrow).
 are closed here: pandas records an Arrow list column's dtype as ``list<item: int64>[pyarrow]``,
 a string it cannot parse when reading (the metadata says ``object`` instead, and `read_parquet`
 maps Arrow lists back to ``pd.ArrowDtype``); and an empty categorical column loses its
-categories (`read_parquet` restores the fixed categories of the frame's schema).
+categories (`read_parquet` restores the fixed categories of the frame's schema, and those of an
+empty frame's other categorical columns, e.g. session keys, which `to_arrow` records in the
+``workbench.categories`` schema metadata).
 """
 from __future__ import annotations
 
@@ -37,8 +39,12 @@ def to_arrow(df: pd.DataFrame) -> Any:
         if str(column.get("numpy_type", "")).endswith("[pyarrow]"):
             column["numpy_type"] = "object"
             changed = True
-    if changed:
-        table = table.replace_schema_metadata({**raw, b"pandas": json.dumps(meta).encode()})
+    categories = {str(c): [str(v) for v in df[c].dtype.categories] for c in df.columns
+                  if isinstance(df[c].dtype, pd.CategoricalDtype) and not len(df)}
+    if changed or categories:
+        extra = {b"workbench.categories": json.dumps(categories).encode()} if categories else {}
+        table = table.replace_schema_metadata({**raw, b"pandas": json.dumps(meta).encode(),
+                                               **extra})
     return table
 
 
@@ -60,10 +66,15 @@ def read_parquet(path: str | os.PathLike, name: str | None = None) -> pd.DataFra
     def mapper(arrow_type: Any) -> Any:
         return pd.ArrowDtype(arrow_type) if pa.types.is_list(arrow_type) else None
 
-    df = pq.read_table(path).to_pandas(types_mapper=mapper)
+    table = pq.read_table(path)
+    df = table.to_pandas(types_mapper=mapper)
     name = name or Path(path).name.removesuffix(".parquet")
     columns = SCHEMAS.get(name) or (SessionColumns if name == "sessions" else ())
     fixes = {}
+    saved = json.loads((table.schema.metadata or {}).get(b"workbench.categories", b"{}"))
+    for column, cats in saved.items():     # an empty frame's categories (e.g. session keys)
+        if column in df and not len(df):
+            fixes[column] = pd.CategoricalDtype(cats)
     for column in columns:
         declared = column.dtype
         if isinstance(declared, pd.CategoricalDtype) and column.name in df:

@@ -18,6 +18,7 @@ from workbench.frames.columns import TIME, Column, Columns, describe, empty
 from workbench.frames.compactions import COMPACTION_COLUMNS, PRUNE_COLUMNS
 from workbench.frames.events import EVENT_COLUMNS
 from workbench.frames.meters import DEFAULT_METERS
+from workbench.frames.quality import SCHEMAS as QUALITY_SCHEMAS
 from workbench.frames.surface import ReplacementColumns, ShadowColumns, surface_columns
 from workbench.frames.timeline import timeline_columns
 from workbench.frames.turns import DefectColumns, TurnColumns
@@ -34,6 +35,7 @@ SCHEMAS: dict[str, Columns] = {
     "requests": RequestColumns,
     "turns": TurnColumns,
     "defects": DefectColumns,
+    **QUALITY_SCHEMAS,
 }
 """Frame name → columns (``Session.<name>_df()``; `surface` is the surface at the end)."""
 

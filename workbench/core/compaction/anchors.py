@@ -152,7 +152,8 @@ CONSTRAINT_CUES = re.compile(
     r"make sure|required?|ensure|no more than|at most|at least)\b", re.IGNORECASE)
 """Cue words of an explicit constraint (heuristic)."""
 
-_SENTENCE = re.compile(r"[^.!?\n]+[.!?]?")
+_SENTENCE = re.compile(r"(?:[^.!?\n]|[.!?](?=[^\s.!?]))+[.!?]?")
+"""A sentence: up to a `.`, `!` or `?` that ends a word (``setup.cfg`` does not end one)."""
 _JSON_KEY = re.compile(r"\"[A-Za-z_$][\w$.-]{0,60}\"\s*:")
 _BOILER_LINE = [
     (re.compile(r"</?(?:path|type|content|compacted-summary)>"), " "),

@@ -1,0 +1,213 @@
+"""The citation audit of every compaction: what its summary kept, lost and invented. Layer: core.
+
+For each attempt that logged a summary, its *anchors* are those of the nodes it hid (what the
+fold removed; for an attempt whose replacement did not land, the span its summary names):
+
+* a hidden ordinary node contributes its own anchors at **level 1**, born at its lineage root
+  (the appended event it stands for; a pruned copy is born at its original);
+* a hidden checkpoint of an earlier compaction contributes the anchors that compaction's summary
+  still *stated* (kept or invented there), one level up: level 2 for the next summary in the
+  chain, and so on. An anchor a summary dropped is gone from the surface, so its lifeline ends
+  at the first summary that does not state it.
+
+`status` is ``kept`` when the summary states the anchor (`anchors.states`), ``lost`` otherwise;
+``invented`` rows are anchors the summary states that occur nowhere in what it could have read:
+the nodes it hid, the rest of the surface when it was written, and (through nested checkpoints)
+everything the hidden checkpoints themselves stood for. Inventions are *candidates* (a summary
+may derive a literal, e.g. a count).
+
+Headline score (``score``, sortable, in [0, 1]): the harmonic mean of
+
+* ``recall``: the mean over kinds of kept / (kept + lost), over the kinds the hidden span has
+  (a macro average, so 200 numbers cannot swamp three paths);
+* ``precision``: 1 − invented / stated, over the distinct anchors the summary states (1 when it
+  states none).
+
+``score`` is None when the hidden span has no anchor.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from workbench.core.compaction.anchors import KINDS, message_texts, states
+from workbench.core.quality.facts import FactReader
+from workbench.core.timeline import SurfaceTimeline
+
+STATUSES = ("kept", "lost", "invented")
+
+
+@dataclass(frozen=True, slots=True)
+class AnchorRow:
+    """One anchor of one compaction (see the module doc)."""
+
+    kind: str
+    text: str
+    born_seq: int | None
+    status: str
+    level: int
+
+
+@dataclass(frozen=True, slots=True)
+class Citation:
+    """The citation audit of one compaction attempt (module doc)."""
+
+    index: int
+    compaction_id: Any
+    summary_seq: int
+    replacement_seq: int | None
+    hidden_seqs: tuple[int, ...]
+    rows: tuple[AnchorRow, ...]
+
+    def of(self, status: str, kind: str | None = None) -> tuple[str, ...]:
+        return tuple(r.text for r in self.rows
+                     if r.status == status and (kind is None or r.kind == kind))
+
+    def counts(self, kind: str) -> tuple[int, int, int]:
+        """(kept, lost, invented) of one kind."""
+        out = [0, 0, 0]
+        for r in self.rows:
+            if r.kind == kind:
+                out[STATUSES.index(r.status)] += 1
+        return out[0], out[1], out[2]
+
+    def recall_of(self, kind: str) -> float | None:
+        kept, lost, _ = self.counts(kind)
+        return kept / (kept + lost) if kept + lost else None
+
+    @property
+    def recall(self) -> float | None:
+        values = [r for r in (self.recall_of(k) for k in KINDS) if r is not None]
+        return sum(values) / len(values) if values else None
+
+    @property
+    def precision(self) -> float:
+        stated = sum(r.status != "lost" for r in self.rows)
+        invented = sum(r.status == "invented" for r in self.rows)
+        return 1.0 - invented / stated if stated else 1.0
+
+    @property
+    def score(self) -> float | None:
+        recall, precision = self.recall, self.precision
+        if recall is None:
+            return None
+        return 0.0 if recall + precision == 0 else 2 * recall * precision / (recall + precision)
+
+    def as_json(self) -> dict[str, Any]:
+        by_kind = {}
+        for kind in KINDS:
+            kept, lost, invented = self.counts(kind)
+            by_kind[kind] = {"kept": kept, "lost": lost, "invented": invented,
+                             "recall": self.recall_of(kind)}
+        return {"compaction_id": self.compaction_id, "score": self.score,
+                "recall": self.recall, "precision": self.precision, "kinds": by_kind,
+                "lost": list(self.of("lost")[:50]), "invented": list(self.of("invented")[:50])}
+
+
+def summary_text(summary: Any) -> str:
+    """The text of logged summary blocks, framing stripped."""
+    return "\n".join(t for _, t in message_texts({"role": "assistant", "content": summary}))
+
+
+@dataclass(slots=True)
+class _Carry:
+    """What a landed checkpoint carries into the compaction that hides it."""
+
+    citation: Citation
+    support: set[str]
+    joined: str
+    inner: list[_Carry]
+
+
+def citations(records: Sequence[Any], hidden_sets: Sequence[tuple[int, ...] | None],
+              timeline: SurfaceTimeline, reader: FactReader) -> list[Citation]:
+    """The citation audit of every record with a summary and a hidden set (module doc).
+    `records` are `CompactionRecord`s in log order, `hidden_sets` what each one hid."""
+    out: list[Citation] = []
+    carries: dict[int, _Carry] = {}
+    wanted = set()
+    for record, hidden in zip(records, hidden_sets):
+        if record.summary_seq is not None and hidden:
+            wanted.update(hidden)
+            wanted.update(timeline.surface_at(record.summary_seq - 1))
+    facts = reader.read(wanted)
+    for index, (record, hidden) in enumerate(zip(records, hidden_sets)):
+        if record.summary_seq is None or not hidden:
+            continue
+        text = summary_text(record.summary)
+        lowered = text.lower()
+        stated_keys = reader.keys([("text", text)])
+        rows: dict[tuple[str, str], AnchorRow] = {}
+        support: set[str] = set()
+        inner: list[_Carry] = []
+        for seq in hidden:
+            carry = carries.get(seq)
+            if carry is not None:
+                inner.append(carry)
+                for row in carry.citation.rows:
+                    if row.status != "lost":
+                        _put(rows, row.kind, row.text, row.born_seq, row.level + 1)
+            else:
+                born = timeline.lineage(seq)[:1] or (seq,)
+                for kind, value in facts.anchors.get(seq, ()):
+                    _put(rows, kind, value, born[0], 1)
+            support.update(t for _, t in facts.anchors.get(seq, ()))
+        hidden_set = set(hidden)
+        for seq in timeline.surface_at(record.summary_seq - 1):
+            if seq not in hidden_set:
+                support.update(t for _, t in facts.anchors.get(seq, ()))
+        joined = "\n".join(support)
+        final = [AnchorRow(r.kind, r.text, r.born_seq,
+                           "kept" if states(text, r.kind, r.text, lowered=lowered) else "lost",
+                           r.level) for r in rows.values()]
+        known = set(rows)
+        born_at = record.replacement_seq if record.replacement_seq is not None \
+            else record.summary_seq
+        for kind, value in stated_keys:
+            if (kind, value) in known or kind == "constraint":
+                continue
+            if not _supported(value, support, joined, inner):
+                final.append(AnchorRow(kind, value, born_at, "invented", 1))
+        citation = Citation(index, record.compaction_id, record.summary_seq,
+                            record.replacement_seq, tuple(hidden), tuple(final))
+        out.append(citation)
+        if record.replacement_seq is not None and record.fold_shadowed_seqs is not None:
+            carries[record.replacement_seq] = _Carry(citation, support, joined, inner)
+    return out
+
+
+def _put(rows: dict[tuple[str, str], AnchorRow], kind: str, text: str, born: int | None,
+         level: int) -> None:
+    key = (kind, text)
+    old = rows.get(key)
+    if old is None or (born is not None and (old.born_seq is None or born < old.born_seq)):
+        rows[key] = AnchorRow(kind, text, born, "", level)
+
+
+def _supported(text: str, support: set[str], joined: str, inner: list[_Carry]) -> bool:
+    """Whether `text` occurs in the support of a compaction or of the checkpoints it hid
+    (iteratively, through every nested level)."""
+    stack = [(support, joined, inner)]
+    while stack:
+        s, j, nested = stack.pop()
+        if text in s or text in j:
+            return True
+        stack.extend((c.support, c.joined, c.inner) for c in nested)
+    return False
+
+
+def lifeline_rows(found: Sequence[Citation]) -> list[tuple[Citation, AnchorRow]]:
+    """Every kept or lost anchor row: one lifeline step (anchor, compaction, level, stated)."""
+    return [(c, r) for c in found for r in c.rows if r.status != "invented"]
+
+
+def find_text(events: Sequence[Mapping[str, Any]], nodes: Sequence[int], text: str
+              ) -> int | None:
+    """The first node (ascending `nodes`) whose message text contains `text`."""
+    from workbench.core.compaction.anchors import event_texts
+    from workbench.core.compaction.sparse import read_in_order
+    for seq, event in read_in_order(events, list(nodes)):
+        if isinstance(event, Mapping) and any(text in t for _, t in event_texts(event)):
+            return seq
+    return None

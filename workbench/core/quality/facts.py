@@ -1,0 +1,147 @@
+"""What the compaction-quality measures read from each surface node, in one in-order pass.
+Layer: core (pure).
+
+Per node event: its anchors (`workbench.core.compaction.anchors`), the tool calls it makes and
+the call its tool result answers. Every measure (citation audit, lifelines, re-fetches, ledger)
+reads only these facts, the timeline and the compaction records, so the log is read once, in
+seq order (`sparse.read_in_order`: a streaming pass on a lazily parsed log), whatever the number
+of compactions. Anchor extraction is memoised per text piece (logs repeat file reads, command
+output and checkpoint text), bounded by `MEMO_PIECES`.
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from workbench.core.compaction.anchors import _piece_anchors, event_texts, schema_words
+from workbench.core.compaction.sparse import read_in_order
+
+MEMO_PIECES = 1 << 16
+"""At most this many text pieces (each up to `MEMO_CHARS`) keep their anchors memoised."""
+MEMO_CHARS = 8192
+
+REFETCH_KEYS = ("file_path", "filePath", "path", "command", "cmd", "query", "q", "pattern",
+                "url", "glob")
+"""Tool-call arguments that name what a call fetches (the first present one is its key)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """One tool call of a message: its id, tool name and what it fetches (`REFETCH_KEYS`; the
+    canonical JSON of its arguments when none is present)."""
+
+    call_id: str | None
+    name: str
+    target: str
+
+
+@dataclass(slots=True)
+class NodeFacts:
+    """Per-seq facts of the nodes read: anchors `(kind, text)` in order of appearance, tool
+    calls, and the call id a tool result answers."""
+
+    anchors: dict[int, tuple[tuple[str, str], ...]] = field(default_factory=dict)
+    calls: dict[int, tuple[Call, ...]] = field(default_factory=dict)
+    results: dict[int, str] = field(default_factory=dict)
+    result_of: dict[str, int] = field(default_factory=dict)
+
+
+def _message(event: Mapping[str, Any]) -> Any:
+    data = event.get("data")
+    if not isinstance(data, Mapping):
+        return None
+    return data if event.get("type") == "user/message" else data.get("message")
+
+
+def _target(arguments: Any) -> str:
+    try:
+        args = json.loads(arguments) if isinstance(arguments, str) else arguments
+    except ValueError:
+        return str(arguments)
+    if isinstance(args, Mapping):
+        for key in REFETCH_KEYS:
+            value = args.get(key)
+            if isinstance(value, str) and value:
+                return value
+        return json.dumps(args, sort_keys=True, ensure_ascii=False)
+    return str(arguments)
+
+
+def _calls_and_result(message: Any) -> tuple[tuple[Call, ...], str | None]:
+    if not isinstance(message, Mapping):
+        return (), None
+    answered = message.get("toolCallId") if isinstance(message.get("toolCallId"), str) else None
+    content = message.get("content")
+    calls = []
+    for block in content if isinstance(content, list) else ():
+        if not isinstance(block, Mapping):
+            continue
+        if block.get("type") == "tool-call" and isinstance(block.get("name"), str):
+            cid = block.get("id") if isinstance(block.get("id"), str) else None
+            calls.append(Call(cid, block["name"], _target(block.get("arguments"))))
+        elif block.get("type") == "tool-result" and isinstance(block.get("toolCallId"), str):
+            answered = answered or block["toolCallId"]
+    return tuple(calls), answered
+
+
+class FactReader:
+    """Reads `NodeFacts` for seqs of one log (module doc); `stop` are schema words."""
+
+    def __init__(self, events: Sequence[Mapping[str, Any]], stop: frozenset[str]) -> None:
+        self.events = events
+        self.stop = stop
+        self.facts = NodeFacts()
+        self._memo: dict[tuple[str, str], tuple[tuple[str, str], ...]] = {}
+
+    def keys(self, pieces: Iterable[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
+        """Distinct anchors of `(how, text)` pieces (memoised per piece)."""
+        memo, stop = self._memo, self.stop
+        seen: dict[tuple[str, str], None] = {}
+        for piece in pieces:
+            found = memo.get(piece)
+            if found is None:
+                found = tuple(_piece_anchors(piece[0], piece[1], stop))
+                if len(piece[1]) <= MEMO_CHARS:
+                    if len(memo) >= MEMO_PIECES:
+                        memo.clear()
+                    memo[piece] = found
+            for key in found:
+                seen[key] = None
+        return tuple(seen)
+
+    def read(self, seqs: Iterable[int]) -> NodeFacts:
+        """Facts of `seqs` not read yet (one in-order pass over them)."""
+        facts = self.facts
+        todo = sorted({s for s in seqs if s not in facts.anchors and 0 <= s < len(self.events)})
+        for seq, event in read_in_order(self.events, todo):
+            if not isinstance(event, Mapping):
+                facts.anchors[seq] = ()
+                continue
+            facts.anchors[seq] = self.keys(event_texts(event))
+            calls, answered = _calls_and_result(_message(event))
+            if calls:
+                facts.calls[seq] = calls
+            if answered is not None:
+                facts.results[seq] = answered
+                facts.result_of.setdefault(answered, seq)
+        return facts
+
+
+def log_schema_words(events: Sequence[Mapping[str, Any]], header_seqs: Iterable[int]
+                     ) -> frozenset[str]:
+    """Schema words of every tool the log advertises (`request/header` ``data.header.tools``)."""
+    words: set[str] = set()
+    seen: set[str] = set()
+    for _, event in read_in_order(events, sorted(header_seqs)):
+        data = event.get("data") if isinstance(event, Mapping) else None
+        header = data.get("header") if isinstance(data, Mapping) else None
+        tools = header.get("tools") if isinstance(header, Mapping) else None
+        if tools is None:
+            continue
+        fingerprint = json.dumps(tools, sort_keys=True, default=str)
+        if fingerprint not in seen:
+            seen.add(fingerprint)
+            words |= schema_words(tools)
+    return frozenset(words)
