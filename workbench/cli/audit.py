@@ -2,10 +2,14 @@
 
 Prints one acceptance table per compaction attempt (and per tool-result prune): every check with
 pass/fail and its evidence, plus the measurements (hidden vs logged tokens, compression ratio,
-facts lost by the summary, prefix-cache break). In a terminal the tables are `rich` tables,
+prefix-cache break) and the compaction's quality (`workbench.core.quality`): the citation
+score, kept / lost / invented anchors by kind, re-fetches, and the net cost ledger by each meter
+of `--meters` (default ``dsh``) priced by `--prices` (a model of the default DeepSeek table, or
+``HIT,MISS,OUTPUT`` USD per 1M tokens). In a terminal the tables are `rich` tables,
 otherwise plain text; `--json` prints `workbench.core.compaction.audit.AuditReport.as_json()`:
 `{"session_id", "format_version", "compactions": [...], "prunes": [...], "fold_error",
-"protocol", "ok"}`.
+"protocol", "ok"}`, plus ``"quality"``: ``{"prices", "compactions": [{"compaction_id",
+"citation", "ledger": [...], "refetches": [...]}], "session": {meter: totals}}``.
 
 Exit codes: 0 every check passes, 1 any check fails (or the log breaks a fold rule or the
 compaction protocol), 2 the log cannot be read (missing, unreadable, no valid header,
@@ -21,6 +25,10 @@ from typing import Any
 
 from workbench.cli.common import defects_code, load_or_exit
 from workbench.core.compaction.audit import AuditReport, CompactionAudit, audit_log
+from workbench.core.compaction.brackets import compactions
+from workbench.core.quality import analyse, node_pricer, price_table, session_totals
+from workbench.core.tokens.meters import parse_meter_names
+from workbench.errors import MeterError, PriceError
 from workbench.io.jsjson import js_str, stringify
 
 EXIT_OK, EXIT_FINDINGS, EXIT_UNUSABLE = 0, 1, 2
@@ -34,7 +42,76 @@ def register(subparsers: Any) -> None:
         epilog="Exit codes: 0 all checks pass, 1 a check fails, 2 the log cannot be read.")
     parser.add_argument("path", metavar="PATH", help="session log (.jsonl or .jsonl.zstd)")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.add_argument("--meters", default="dsh", metavar="NAMES",
+                        help="token meters of the cost ledger, comma-separated "
+                             "(dsh, o200k, cl100k, deepseek; default dsh)")
+    parser.add_argument("--prices", default=None, metavar="MODEL|HIT,MISS,OUTPUT",
+                        help="ledger prices: a model of the default DeepSeek table "
+                             "(deepseek-v4-flash, deepseek-v4-pro) or USD per 1M tokens")
     parser.set_defaults(run=run)
+
+
+def parse_prices(text: str | None) -> Any:
+    """`--prices`: a model name or ``HIT,MISS,OUTPUT`` (USD per 1M tokens)."""
+    if text is None or "," not in text:
+        return price_table(text)
+    parts = text.split(",")
+    if len(parts) != 3:
+        raise PriceError("--prices takes a model name or HIT,MISS,OUTPUT")
+    try:
+        hit, miss, out = (float(p) for p in parts)
+    except ValueError:
+        raise PriceError("--prices takes a model name or HIT,MISS,OUTPUT") from None
+    return price_table({"cache_hit": hit, "cache_miss": miss, "output": out})
+
+
+def quality_json(log: Any, found: Any, meters: tuple[str, ...], prices: Any) -> dict[str, Any]:
+    """The compaction-quality part of the report (module doc)."""
+    version = 4 if (log.format_version or 0) >= 4 else 0
+    quality = analyse(log.events, version=version, timeline=found.timeline,
+                      records=found.records)
+    rows = quality.ledger(node_pricer(log.events, version=version, timeline=found.timeline,
+                                      dsh=found.price), meters, prices)
+    citations = {c.index: c for c in quality.citations}
+    out = []
+    for index, record in enumerate(found.records):
+        citation = citations.get(index)
+        out.append({"compaction_id": record.compaction_id,
+                    "citation": None if citation is None else citation.as_json(),
+                    "ledger": [r.as_json() for r in rows if r.index == index],
+                    "refetches": [{"seq": r.seq, "tool": r.tool, "text": r.text,
+                                   "hidden_seq": r.hidden_seq, "result_seq": r.result_seq}
+                                  for r in quality.refetches if r.index == index]})
+    return {"prices": prices.as_json(), "compactions": out, "session": session_totals(rows)}
+
+
+def _quality_lines(q: dict[str, Any] | None) -> list[str]:
+    if q is None:
+        return []
+    lines = []
+    c = q["citation"]
+    if c is not None:
+        score = "-" if c["score"] is None else f"{c['score']:.2f}"
+        recall = "-" if c["recall"] is None else f"{c['recall']:.2f}"
+        lines.append(f"citation score {score} (recall {recall}, precision "
+                     f"{c['precision']:.2f}): " + ", ".join(
+                         f"{kind} {v['kept']}/{v['kept'] + v['lost']}"
+                         + (f" +{v['invented']} invented" if v["invented"] else "")
+                         for kind, v in c["kinds"].items() if v["kept"] + v["lost"] + v["invented"]))
+        if c["lost"]:
+            lines.append("lost e.g.: " + ", ".join(clean(x)[:60] for x in c["lost"][:8]))
+        if c["invented"]:
+            lines.append("invented? " + ", ".join(clean(x)[:60] for x in c["invented"][:8]))
+    if q["refetches"]:
+        lines.append(f"re-fetched after it: {len(q['refetches'])} call(s), e.g. "
+                     + ", ".join(clean(r["text"])[:60] for r in q["refetches"][:4]))
+    for r in q["ledger"]:
+        lines.append(f"ledger ({r['meter']}): hidden {r['hidden_tokens']}, summary "
+                     f"{r['summary_tokens']}, resent {r['resent_tokens']} ({r['resent_source']}),"
+                     f" refetch {r['refetch_tokens']}, net {r['net_tokens']} tokens; summary call "
+                     f"{r['call_input_tokens']}+{r['call_output_tokens']} ({r['call_source']});"
+                     f" cost {r['cost']:.6f}")
+    return lines
 
 
 def clean(text: Any) -> str:
@@ -65,7 +142,7 @@ def _headline(c: CompactionAudit) -> str:
             f"{_seq(r.replacement_seq)} end {_seq(r.end_seq)}{duration}")
 
 
-def _measurements(c: CompactionAudit) -> list[str]:
+def _measurements(c: CompactionAudit, q: dict[str, Any] | None = None) -> list[str]:
     r = c.record
     lines = []
     if r.error is not None and r.status == "failed":
@@ -78,20 +155,13 @@ def _measurements(c: CompactionAudit) -> list[str]:
         lines.append(f"hidden {len(c.hidden_seqs)} nodes, {c.computed_shadowed_tokens} tokens "
                      f"(logged {clean(js_str(r.logged_shadowed_tokens))}) -> added "
                      f"{c.summary_tokens} tokens{ratio}")
-    if c.lost is not None:
-        cats = c.lost.as_json()["categories"]
-        lines.append("kept in summary: " + ", ".join(
-            f"{name} {len(v['kept'])}/{v['found']}" for name, v in cats.items()))
-        lost = [f"{x}" for v in cats.values() for x in v["lost"][:3]]
-        if lost:
-            lines.append("lost e.g.: " + ", ".join(clean(x)[:60] for x in lost[:8]))
     if c.cache_break is not None:
         b = c.cache_break
         env = " (envelope changed)" if b.envelope_changed else ""
         lines.append(f"cache break: message {b.position} of {b.messages_before}, "
                      f"{b.prefix_tokens} tokens reusable{env} (request {b.request_before_seq} "
                      f"-> {b.request_after_seq})")
-    return lines
+    return lines + _quality_lines(q)
 
 
 def _log_lines(report: AuditReport) -> list[str]:
@@ -107,19 +177,24 @@ def _log_lines(report: AuditReport) -> list[str]:
     return lines
 
 
-def _summary(report: AuditReport) -> str:
+def _summary(report: AuditReport, quality: dict[str, Any]) -> str:
     failed = sum(not c.ok for a in (*report.compactions, *report.prunes) for c in a.checks)
     failed += len(report.protocol) + (report.fold_error is not None)
     state = "all checks pass" if report.ok else f"{failed} failed"
-    return (f"{len(report.compactions)} compactions, {len(report.prunes)} prunes: {state}")
+    ledger = "; ".join(f"{meter}: net {int(t['net_tokens'])} tokens, cost {t['cost']:.6f} "
+                       f"{quality['prices']['currency']}"
+                       for meter, t in quality["session"].items())
+    return (f"{len(report.compactions)} compactions, {len(report.prunes)} prunes: {state}"
+            + (f"\nsession ledger ({quality['prices']['name']} prices): {ledger}"
+               if ledger else ""))
 
 
-def print_plain(report: AuditReport, path: str) -> None:
+def print_plain(report: AuditReport, path: str, quality: dict[str, Any]) -> None:
     print(f"{clean(path)}: session {clean(js_str(report.session_id))} "
           f"(format v{report.format_version})")
-    for c in report.compactions:
+    for c, q in zip(report.compactions, quality["compactions"]):
         print(_headline(c))
-        for line in _measurements(c):
+        for line in _measurements(c, q):
             print(f"  {line}")
         for check in c.checks:
             print(f"  {'PASS' if check.ok else 'FAIL'} {check.name:<30} {clean(check.detail)}")
@@ -132,10 +207,10 @@ def print_plain(report: AuditReport, path: str) -> None:
             print(f"  {'PASS' if check.ok else 'FAIL'} {check.name:<30} {clean(check.detail)}")
     for line in _log_lines(report):
         print(line)
-    print(_summary(report))
+    print(_summary(report, quality))
 
 
-def print_rich(report: AuditReport, path: str) -> None:
+def print_rich(report: AuditReport, path: str, quality: dict[str, Any]) -> None:
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text
@@ -155,8 +230,8 @@ def print_rich(report: AuditReport, path: str) -> None:
                       else Text("FAIL", style="bold red"), Text(clean(check.detail)))
         return t
 
-    for c in report.compactions:
-        console.print(table(_headline(c), _measurements(c), c.checks))
+    for c, q in zip(report.compactions, quality["compactions"]):
+        console.print(table(_headline(c), _measurements(c, q), c.checks))
     for p in report.prunes:
         r = p.record
         console.print(table(f"prune {r.prune_seq}: original {_seq(r.original_seq)} -> "
@@ -165,18 +240,25 @@ def print_rich(report: AuditReport, path: str) -> None:
                              f"{_seq(r.chars_after)} code points"], p.checks))
     for line in _log_lines(report):
         console.print(Text(line, style="yellow" if line.startswith("note") else "bold red"))
-    console.print(Text(_summary(report), style="bold green" if report.ok else "bold red"))
+    console.print(Text(_summary(report, quality), style="bold green" if report.ok else "bold red"))
 
 
 def run(args: argparse.Namespace) -> int:
     log = load_or_exit("audit", args.path)
     if isinstance(log, int):
         return log
-    report = audit_log(log)
+    try:
+        meters, prices = parse_meter_names(args.meters), parse_prices(args.prices)
+    except (MeterError, PriceError) as exc:
+        print(f"workbench audit: {clean(exc)}", file=sys.stderr)
+        return EXIT_UNUSABLE
+    found = compactions(log.events, version=log.format_version or 0)
+    report = audit_log(log, found=found)
+    quality = quality_json(log, found, meters, prices)
     if args.json:
-        print(stringify(report.as_json()))
+        print(stringify(report.as_json() | {"quality": quality}))
     elif sys.stdout.isatty():
-        print_rich(report, args.path)
+        print_rich(report, args.path, quality)
     else:
-        print_plain(report, args.path)
+        print_plain(report, args.path, quality)
     return max(EXIT_OK if report.ok else EXIT_FINDINGS, defects_code("audit", log))

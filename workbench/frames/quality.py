@@ -21,7 +21,7 @@ from workbench.core.quality import LedgerRow, Quality, analyse, session_totals
 from workbench.core.quality.citation import STATUSES
 from workbench.core.quality.ledger import SUMMED
 from workbench.frames.columns import Column, Columns, empty, frame
-from workbench.frames.meters import check_meters, node_prices
+from workbench.frames.meters import check_meters, log_prices
 
 if TYPE_CHECKING:
     from workbench.session import Session
@@ -236,14 +236,10 @@ class QualityFrames:
 
     def _quality_price(self: Session, meter: str, seqs: Sequence[int]  # type: ignore[misc]
                        ) -> np.ndarray:
-        seqs = [int(s) for s in seqs]
-        if meter == "dsh" or meter in self._meter_cache:
-            return node_prices(self, meter, seqs)
-        memo = self.__dict__.setdefault("_quality_prices", {}).setdefault(meter, {})
-        missing = sorted({s for s in seqs if s not in memo})
-        if missing:
-            memo.update(zip(missing, node_prices(self, meter, missing).tolist()))
-        return np.fromiter((memo[s] for s in seqs), dtype=np.int64, count=len(seqs))
+        """Node prices by `meter`: the dsh price array, else the meter's whole-log count
+        (computed once per session: the ledger needs most nodes of a compacted log)."""
+        index = np.fromiter((int(s) for s in seqs), dtype=np.int64)
+        return log_prices(self, meter, progress=True)[index]
 
 
 SessionLedgerColumns: Columns = (

@@ -29,7 +29,7 @@ from workbench.core.quality.refetch import Refetch, refetches, windows
 from workbench.core.timeline import SurfaceTimeline
 
 __all__ = ["KINDS", "Anchor", "AnchorRow", "Citation", "DEFAULT_PRICES", "LedgerRow",
-           "LifelineStep", "PriceTable", "Quality", "Refetch", "analyse", "extract_anchors",
+           "LifelineStep", "PriceTable", "Quality", "Refetch", "analyse", "node_pricer", "extract_anchors",
            "price_table", "session_totals"]
 
 
@@ -116,6 +116,27 @@ class Quality:
             return None
         data = self.events[seq].get("data")
         return data.get("usage") if isinstance(data, Mapping) else None
+
+
+def node_pricer(events: Sequence[Mapping[str, Any]], *, version: int, timeline: SurfaceTimeline,
+                dsh: Callable[[int], int]) -> Callable[[str, Sequence[int]], list[int]]:
+    """`price(meter, seqs)` for the ledger: `dsh(seq)` for the heuristic, else each meter's
+    count of every surface node, computed once (one in-order pass per meter)."""
+    from workbench.core.tokens.meters import get_meter
+    counts: dict[str, Any] = {}
+
+    def price(meter: str, seqs: Sequence[int]) -> list[int]:
+        if meter == "dsh":
+            return [max(0, dsh(s)) for s in seqs]
+        if meter not in counts:
+            nodes = sorted({*timeline.appended_through(timeline.end_seq),
+                            *(r.seq for r in timeline.replacements)})
+            counts[meter] = get_meter(meter, version=version).count_events(
+                events, positions=nodes)
+        table = counts[meter]
+        return [int(table[s]) for s in seqs]
+
+    return price
 
 
 def analyse(events: Sequence[Mapping[str, Any]], *, version: int, timeline: SurfaceTimeline,
