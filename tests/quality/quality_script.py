@@ -23,7 +23,8 @@ def quality_script(version: int = 4) -> LogBuilder:
             b.user("Fix the crash in src/app.py. Never edit setup.cfg by hand.")
             b.request_header(tools=TOOLS)
             call = b.assistant("Reading.", tool_calls=[("read", {"file_path": "src/app.py"})])
-            b.tool_result(call.call_ids[0], text="def parse_config():\n    raise KeyError")
+            b.tool_result(call.call_ids[0], text="def parse_config():\n    raise KeyError\n"
+                          + "    pass  # filler\n" * 30)   # the summary must be smaller
         with b.step():
             call = b.assistant("Testing.", tool_calls=[(
                 "bash", {"command": "pytest -q tests", "sandbox_permissions": "none"})])
