@@ -36,6 +36,7 @@ from plotly.offline import get_plotlyjs
 from workbench import __version__
 from workbench.report.assets import REPORT_CSS, REPORT_JS
 from workbench.report.limits import MAX_BRACKETS, MAX_DETAILS, MAX_STEPS
+from workbench.report.quality import quality_section
 from workbench.report.sections import (
     audit_section, compaction_details, defects_section, kv_table, summary_section)
 from workbench.report.steps import step_data
@@ -160,7 +161,8 @@ def render_report(session: Session, *, file_bytes: int | None = None,
 </head><body class="wb-root">
 <h1>Session report · {escape(name)}</h1>
 <nav class="wb-toc"><a href="#wb-summary">summary</a><a href="#wb-timeline">token timeline</a>
-<a href="#wb-audit">audit</a><a href="#wb-compactions">compactions</a>
+<a href="#wb-audit">audit</a><a href="#wb-quality">quality</a>
+<a href="#wb-compactions">compactions</a>
 <a href="#wb-steps">step viewer</a><a href="#wb-defects">defects</a><a href="#wb-about">about</a></nav>
 {note_html}
 <h2 id="wb-summary">Summary</h2>
@@ -169,6 +171,8 @@ def render_report(session: Session, *, file_bytes: int | None = None,
 {fig_divs if figures else "<p>The log has no events.</p>"}
 <h2 id="wb-audit">Compaction audit</h2>
 {audit_section(report)}
+<h2 id="wb-quality">Compaction quality: kept, lost, invented, and the net cost</h2>
+{quality_section(session)}
 <h2 id="wb-compactions">What each compaction hid, and its summary</h2>
 {details or "<p>No compaction attempt in this log.</p>"}
 <h2 id="wb-steps-title">Step viewer: the log and the surface at each model request</h2>

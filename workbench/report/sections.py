@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from workbench.io.jsjson import ABSENT, js_str
 from workbench.report.limits import MAX_DETAILS, MAX_HIDDEN_ROWS, MAX_SUMMARY_CHARS
+from workbench.report.quality import citation_facts
 from workbench.views.data import view_data
 from workbench.views.html import SurfaceRow, escape, shorten, surface_table_html
 from workbench.views.palette import STATUS_COLORS, status_name
@@ -198,24 +199,6 @@ def _summary_text(summary: Any) -> str:
                        if isinstance(b, dict) and isinstance(b.get("text"), str))
 
 
-def _facts(c: CompactionAudit) -> str:
-    if c.lost is None:
-        return ""
-    lost, kept = c.lost.lost, c.lost.kept
-    items = []
-    for category in lost:
-        gone, stayed = lost[category], kept.get(category, ())
-        if not gone and not stayed:
-            continue
-        listed = ", ".join(escape(x) for x in gone[:30])
-        extra = f" … {len(gone) - 30} more" if len(gone) > 30 else ""
-        items.append(f"<li><b>{escape(category)}</b>: {len(stayed)} kept, {len(gone)} lost"
-                     + (f" — lost: {listed}{extra}" if gone else "") + "</li>")
-    if not items:
-        return "<p>No paths, identifiers, errors, numbers or URLs in the hidden range.</p>"
-    return f'<ul class="wb-facts">{"".join(items)}</ul>'
-
-
 def compaction_details(session: Session, report: AuditReport, *,
                        max_details: int = MAX_DETAILS,
                        max_hidden_rows: int = MAX_HIDDEN_ROWS) -> tuple[str, int]:
@@ -248,8 +231,9 @@ def compaction_details(session: Session, report: AuditReport, *,
                          f'tokens added)</h3><pre class="wb-pre">{escape(cut)}</pre>{tail}')
         else:
             right.append("<p>No summary was logged.</p>")
-        if c.lost is not None:
-            right.append(f"<h3>what the summary lost</h3>{_facts(c)}")
+        facts = citation_facts(session, i)
+        if facts:
+            right.append(f"<h3>what the summary kept, lost and invented</h3>{facts}")
         if c.cache_break is not None:
             cb = c.cache_break
             right.append(f"<p>Prefix cache: the first request after it (seq "
