@@ -20,6 +20,7 @@ from workbench.core.compaction.anchors import KINDS
 from workbench.core.quality import LedgerRow, Quality, analyse, session_totals
 from workbench.core.quality.citation import STATUSES
 from workbench.core.quality.ledger import SUMMED
+from workbench.errors import InvalidArgument
 from workbench.frames.columns import Column, Columns, empty, frame
 from workbench.frames.meters import check_meters, log_prices
 
@@ -231,7 +232,7 @@ class QualityFrames:
                                         for r in rows])
             return df
         if per not in ("compaction", "session"):
-            raise ValueError(f"per must be 'compaction' or 'session', not {per!r}")
+            raise InvalidArgument(f"per must be 'compaction' or 'session', not {per!r}")
         return self._cached(key, build)
 
     def _quality_price(self: Session, meter: str, seqs: Sequence[int]  # type: ignore[misc]
