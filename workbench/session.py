@@ -28,7 +28,7 @@ import pandas as pd
 from workbench.core.timeline import SurfaceTimeline
 from workbench.errors import UnknownName
 from workbench.frames.quality import QualityFrames
-from workbench.frames.scan import EventScan, EventScanner, TeeEvents
+from workbench.frames.scan import EventScan, LogPass, Passed, Riding
 
 if TYPE_CHECKING:
     from workbench.core.compaction.audit import AuditReport
@@ -39,13 +39,6 @@ if TYPE_CHECKING:
 
 __all__ = ["Session", "load"]
 
-_USAGE_TYPES = frozenset({"assistant/message", "assistant/attempt", "assistant/chunk",
-                          "llm/retry-started"})
-"""Events whose payload the usage pass reads (the others only by type)."""
-_ATTEMPT_TYPES = frozenset({"assistant/message", "assistant/attempt", "assistant/chunk"})
-"""Events whose payload the attempt pass reads (closers such as step/end only by type)."""
-
-
 def load(path: str | os.PathLike, *, strict: bool = False) -> Session:
     """Read the log at `path` (raw or zstd, v0 or v4) into a `Session`.
 
@@ -53,7 +46,9 @@ def load(path: str | os.PathLike, *, strict: bool = False) -> Session:
     raises `LogCorrupt` when the reference would reject the log. An unreadable path raises
     `LogUnreadable`; a refused format version loads as an empty session with a defect."""
     from workbench.core.load import load_log
-    return Session(load_log(os.fspath(path), strict=strict))
+    riding = Riding()
+    log = load_log(os.fspath(path), strict=strict, feeders=(riding.start,))
+    return Session(log, passed=riding.passed)
 
 
 class SurfaceArrays:
@@ -111,8 +106,9 @@ class Session(QualityFrames):
     notices: tuple = ()
     log_bytes: bytes | None = None
 
-    def __init__(self, log: Log) -> None:
+    def __init__(self, log: Log, *, passed: LogPass | None = None) -> None:
         self.log = log
+        self._passed = passed
         self._frames: dict[tuple, pd.DataFrame] = {}
         self._meter_cache: dict[str, np.ndarray] = {}
 
@@ -172,24 +168,24 @@ class Session(QualityFrames):
     # -- computed once -------------------------------------------------------------------------
 
     @cached_property
-    def _pass(self) -> tuple[EventScan, SurfaceTimeline]:
-        """The event scan and the surface timeline from ONE pass over the events: the timeline
-        folds through a `TeeEvents` view that scans each event as the fold reads it, so a large
-        (lazily parsed) log is parsed once for both."""
-        scanner = EventScanner(len(self), version=self.version, has_times=self.has_times)
-        tee = TeeEvents(self.events, scanner)
-        timeline = SurfaceTimeline(tee, version=self.version)
-        return tee.drain(), timeline
+    def _pass(self) -> Passed:
+        """The event scan, the surface timeline, usage samples and model-call attempts from ONE
+        pass over the events (`LogPass`): the one `workbench.load` ran while the loader scanned
+        the log, else one over the events now."""
+        passed, self._passed = self._passed, None
+        if passed is None or passed.count != len(self) or passed.version != self.version:
+            passed = LogPass.run(self.events, version=self.version)
+        return passed.finish(self.events, has_times=self.has_times)
 
     @property
     def scan(self) -> EventScan:
         """Per-event arrays of one pass (`workbench.frames.scan`)."""
-        return self._pass[0]
+        return self._pass.scan
 
     @property
     def timeline(self) -> SurfaceTimeline:
         """The surface at every seq, from one fold (`workbench.core.timeline`)."""
-        return self._pass[1]
+        return self._pass.timeline
 
     @property
     def prices(self) -> np.ndarray:
@@ -215,29 +211,19 @@ class Session(QualityFrames):
     def audit(self) -> AuditReport:
         """The compaction audit (`workbench.core.compaction.audit`)."""
         from workbench.core.compaction.audit import audit_log
-        # reuse the v0 model attempts only when a frame already computed them
-        return audit_log(self.log, found=self.compactions, attempts=self.__dict__.get("attempts"))
+        return audit_log(self.log, found=self.compactions, attempts=self.attempts)
 
-    def _only(self, types: frozenset[str]) -> Sequence[dict[str, Any]]:
-        """The events, with every event whose type is not in `types` replaced by a type-only
-        stub on a lazily parsed log (`workbench.core.compaction.sparse`): for passes that only
-        switch on the type of the other events, so a 1.3M-event log is not parsed again."""
-        from workbench.core.compaction.sparse import sparse
-        return sparse(self.events, lambda seq, kind: kind in types)
-
-    @cached_property
+    @property
     def usage(self) -> tuple[UsageSample, ...]:
         """Provider usage samples (`workbench.core.tokens.usage`: usage chunks, assistant
         messages and attempts; `llm/retry-started` separates retried attempts)."""
-        from workbench.core.tokens.usage import usage_samples
-        return usage_samples(self._only(_USAGE_TYPES), version=self.version)
+        return self._pass.usage
 
-    @cached_property
+    @property
     def attempts(self) -> tuple[Attempt, ...]:
-        """Every model-call attempt (`workbench.core.requests.iter_attempts`: v4 settling events,
-        v0 chunk runs closed by messages and step/turn ends)."""
-        from workbench.core.requests import iter_attempts
-        return tuple(iter_attempts(self._only(_ATTEMPT_TYPES), version=self.version))
+        """Every model-call attempt (`workbench.core.requests.AttemptCollector`: v4 settling
+        events, v0 chunk runs closed by messages and step/turn ends)."""
+        return self._pass.attempts
 
     # -- frames --------------------------------------------------------------------------------
 

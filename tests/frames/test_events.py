@@ -2,8 +2,11 @@
 core's own answer for that seq (timeline status, shadowing, node price, usage samples)."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
+import pytest
 from frame_scripts import script, session_of
 
 from workbench.build import LogBuilder
@@ -11,7 +14,6 @@ from workbench.core.tokens.counts import LogTokens
 from workbench.core.tokens.heuristic import node_price
 from workbench.core.tokens.usage import usage_samples, usage_totals
 from workbench.frames.preview import PREVIEW_CHARS
-from workbench.frames.scan import EventScanner, TeeEvents, scan_events
 
 
 def test_one_row_per_event_in_seq_order(built) -> None:
@@ -143,23 +145,27 @@ def test_shadowed_at_is_the_time_of_the_replacement(built) -> None:
     assert np.array_equal(hidden["surface_status"].astype(str).unique(), ["shadowed"])
 
 
-def test_tee_scan_does_not_depend_on_the_access_pattern(built) -> None:
-    b, session = built
-    direct = scan_events(b.events, version=b.version)
-    scanner = EventScanner(len(b.events), version=b.version)
-    tee = TeeEvents(b.events, scanner)
-    for i in (5, 3, 0, 1, 9, 2):  # out of order: only seq 0, 1, 2 are scanned on the way
-        tee[i]
-    assert scanner.count == 3
-    teed = tee.drain()
-    assert teed.type_codes.tolist() == direct.type_codes.tolist()
-    assert teed.price.tolist() == direct.price.tolist()
-    assert teed.preview == direct.preview
-    assert teed.turn.values.tolist() == direct.turn.values.tolist()
-    assert session.scan.price.tolist() == direct.price.tolist()
-    again = TeeEvents(b.events, EventScanner(len(b.events), version=b.version))
-    assert list(again) == list(b.events)  # plain iteration ends cleanly, scanning on the way
-    assert again.drain().price.tolist() == direct.price.tolist()
+@pytest.mark.parametrize("name", ["multi-day__session.v4.jsonl.zstd", "seed-story__session.jsonl",
+                                  "crash-mid-compaction__session.v4.jsonl"])
+def test_the_pass_riding_on_the_load_is_the_pass_over_the_events(name: str) -> None:
+    """`workbench.load` scans and folds while the loader parses; a `Session` of a log loaded
+    without it makes the same pass afterwards. Both give the same scan and timeline."""
+    import workbench
+    from workbench.core.load import load_log
+    from workbench.session import Session
+    path = Path(__file__).resolve().parents[2] / "sample_logs" / name
+    riding, after = workbench.load(path), Session(load_log(path))
+    assert riding._passed is not None and riding._passed.count == len(riding)
+    a, b = riding.scan, after.scan
+    for column in ("type_codes", "price", "surface_op", "source_offsets", "source_values",
+                   "source_present", "role_codes"):
+        assert getattr(a, column).tolist() == getattr(b, column).tolist(), column
+    assert a.time.values.tolist() == b.time.values.tolist()
+    assert a.turn.values.tolist() == b.turn.values.tolist()
+    assert list(a.preview) == list(b.preview) and a.tool_facts == b.tool_facts
+    assert [riding.timeline.surface_at(s) for s in range(len(riding))] == \
+        [after.timeline.surface_at(s) for s in range(len(after))]
+    assert riding.timeline.errors == after.timeline.errors
 
 
 def test_hostile_numbers_become_missing_values() -> None:

@@ -21,7 +21,7 @@ permission). ``strict=True`` raises `LogRefused` / `LogCorrupt` for the referenc
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -78,6 +78,12 @@ def relationship_kind(message: str) -> str:
 
 _MAX = 2**53 - 1
 
+Feeder = Callable[[int, Sequence[Any]], Callable[[Any], None]]
+"""A pass that rides on the load: called once the header is read with the format generation
+(0 or 4) and the growing event store (random access to the events scanned so far), it returns
+the function fed every event of the log in seq order, each exactly once, as the scan accepts
+it (so a large log is parsed once for the load and for the pass)."""
+
 
 class _Pipeline:
     """Observer of the scan: feeds each accepted event to every later stage.
@@ -91,8 +97,10 @@ class _Pipeline:
     events they would ignore.
     """
 
-    def __init__(self, name: str, location: str | None) -> None:
+    def __init__(self, name: str, location: str | None, feeders: Sequence[Feeder] = ()) -> None:
         self.name = name
+        self.feeders = feeders
+        self.feeds: list[Callable[[Any], None]] = []
         self.location = location
         self.version = 0
         self.store: EventStore | None = None
@@ -115,6 +123,7 @@ class _Pipeline:
         self.closers = CloserTracker(version=version)
         self.restore = RestoreChecker(version=version, events=events, decoded=version >= 4, memo=memo,
                                       header=header.meta if version >= 4 else None)
+        self.feeds = [start(version, events) for start in self.feeders]
         self.accept = self._accept_function()  # type: ignore[method-assign]
 
     def _accept_function(self) -> Any:
@@ -129,10 +138,14 @@ class _Pipeline:
         quiet = known - to_relationships - to_stored - TRACKED - to_restore
         accept_known = relationships.accept_known if relationships is not None else None
         stored_accept, track, restore_accept = stored.accept, closers.track, restore.accept
+        feeds = self.feeds
         count = 0
 
         def accept(batch: list) -> None:
             nonlocal count
+            for feed in feeds:
+                for event in batch:
+                    feed(event)
             index = count - 1
             for event in batch:
                 index += 1
@@ -238,10 +251,11 @@ def _evaluate(read: ReadResult, pipeline: _Pipeline) -> LoadReport:
 
 
 def evaluate_path(path: str | os.PathLike, *, generation: int | None = None,
-                  location: str | None = None, keep: dict[str, int] | None = None) -> LoadReport:
+                  location: str | None = None, keep: dict[str, int] | None = None,
+                  feeders: Sequence[Feeder] = ()) -> LoadReport:
     """Load the file at `path` and return the staged `LoadReport` (never raises for data)."""
     name = os.fspath(path)
-    pipeline = _Pipeline(name, location if location is not None else name)
+    pipeline = _Pipeline(name, location if location is not None else name, feeders)
     read = scan_path(name, generation=generation, observer=pipeline, keep=keep)
     return _evaluate(read, pipeline)
 
@@ -264,12 +278,14 @@ def _strict(log: Log) -> Log:
     return log
 
 
-def load_log(path: str | os.PathLike, *, strict: bool = False, generation: int | None = None) -> Log:
+def load_log(path: str | os.PathLike, *, strict: bool = False, generation: int | None = None,
+             feeders: Sequence[Feeder] = ()) -> Log:
     """Read and validate the log at `path`; every problem is a `Defect` of the returned `Log`.
 
     `generation` forces the reader (0 or 4) instead of the file name / header version.
+    `feeders` ride on the scan (see `Feeder`): each sees every event once, while it is parsed.
     """
-    log = evaluate_path(path, generation=generation).log
+    log = evaluate_path(path, generation=generation, feeders=feeders).log
     return _strict(log) if strict else log
 
 

@@ -30,6 +30,10 @@ from workbench.io.jsjson import is_safe_int
 _CONFIG_FIELDS = ("provider", "model", "reasoningEffort", "temperature", "maxTokens", "stop")
 _V0_CLOSERS = frozenset({"assistant/message", "step/end", "turn/end", "llm/retry",
                          "llm/retry-started"})
+_V4_TYPES = frozenset({"assistant/message", "assistant/attempt"})
+_V0_TYPES = _V0_CLOSERS | {"assistant/chunk"}
+ATTEMPT_TYPES = _V4_TYPES | _V0_TYPES
+"""Every event type an attempt pass of either format reads."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,78 +69,89 @@ def _v4_finish(stream: Any) -> Any:
     return None
 
 
-def _iter_v4(events: Sequence[Mapping[str, Any]], base_seq: int) -> Iterator[Attempt]:
-    for index, event in enumerate(events):
+class AttemptCollector:
+    """Model-call attempts, one event at a time: `feed(seq, event)` each event of a type in
+    `types` in log order (events of other types change nothing), then `finish()`. Each call
+    returns the attempts it completed, in log order. `iter_attempts` is this over a sequence;
+    `workbench.load` runs it while the loader scans the log."""
+
+    def __init__(self, *, version: int) -> None:
+        self.v4 = version >= 4
+        self.types = _V4_TYPES if self.v4 else _V0_TYPES
+        self._chunks: list[int] = []
+        self._key: tuple[Any, Any] | None = None
+        self._pending: list[tuple[list[int], Any, Any, Any]] = []  # closed, not yet matched
+        self._finish: Any = None
+
+    def feed(self, seq: int, event: Mapping[str, Any]) -> list[Attempt]:
         etype = event.get("type")
-        if etype != "assistant/message" and etype != "assistant/attempt":
-            continue
-        seq = base_seq + index
-        data = _data(event)
-        is_message = etype == "assistant/message"
-        yield Attempt(seq, seq, "message" if is_message else "attempt", data.get("turn"),
-                      data.get("step"), message_seq=seq if is_message else None,
-                      finish=_v4_finish(data.get("stream")))
-
-
-def _iter_v0(events: Sequence[Mapping[str, Any]], base_seq: int) -> Iterator[Attempt]:
-    open_chunks: list[int] = []
-    open_key: tuple[Any, Any] | None = None
-    pending: list[tuple[list[int], Any, Any, Any]] = []   # closed, not yet matched to a message
-    finish: Any = None
-
-    def close() -> None:
-        nonlocal open_chunks, open_key, finish
-        if open_chunks:
-            pending.append((open_chunks, open_key[0], open_key[1], finish))
-        open_chunks, open_key, finish = [], None, None
-
-    def flush(cited: set, message_seq: int | None) -> Iterator[Attempt]:
-        for chunks, turn, step, fin in pending:
-            matched = message_seq if cited and chunks[0] in cited else None
-            yield Attempt(chunks[0], chunks[0], "chunks", turn, step, tuple(chunks),
-                          matched, fin)
-        pending.clear()
-
-    for index, event in enumerate(events):
-        seq = base_seq + index
-        etype = event.get("type")
+        if self.v4:
+            if etype != "assistant/message" and etype != "assistant/attempt":
+                return []
+            data = _data(event)
+            is_message = etype == "assistant/message"
+            return [Attempt(seq, seq, "message" if is_message else "attempt", data.get("turn"),
+                            data.get("step"), message_seq=seq if is_message else None,
+                            finish=_v4_finish(data.get("stream")))]
         if etype == "assistant/chunk":
             data = _data(event)
             key = (data.get("turn"), data.get("step"))
-            if open_key is not None and key != open_key:
-                close()
-            open_key = key
-            open_chunks.append(seq)
+            if self._key is not None and key != self._key:
+                self._close()
+            self._key = key
+            self._chunks.append(seq)
             chunk = data.get("chunk")
             if isinstance(chunk, dict) and chunk.get("type") == "finish":
-                finish = chunk.get("reason")
-                close()
-            continue
-        if etype in _V0_CLOSERS:
-            close()
-            if etype == "assistant/message":
-                raw = event.get("sourceEventSeqs")
-                cited = {int(s) for s in raw if is_safe_int(s)} if isinstance(raw, list) else set()
-                if not any(chunks[0] in cited for chunks, *_ in pending):
-                    # no chunk stream (legacy data or a known-empty stream): the message is the attempt
-                    yield from flush(set(), None)
-                    data = _data(event)
-                    yield Attempt(seq, seq, "message", data.get("turn"), data.get("step"),
-                                  message_seq=seq)
-                    continue
-                yield from flush(cited, seq)
-            elif etype in ("step/end", "turn/end"):
-                yield from flush(set(), None)
-    close()
-    yield from flush(set(), None)
+                self._finish = chunk.get("reason")
+                self._close()
+            return []
+        if etype not in _V0_CLOSERS:
+            return []
+        self._close()
+        if etype == "assistant/message":
+            raw = event.get("sourceEventSeqs")
+            cited = {int(s) for s in raw if is_safe_int(s)} if isinstance(raw, list) else set()
+            if not any(chunks[0] in cited for chunks, *_ in self._pending):
+                # no chunk stream (legacy data or a known-empty stream): the message is the attempt
+                out = self._flush(set(), None)
+                data = _data(event)
+                out.append(Attempt(seq, seq, "message", data.get("turn"), data.get("step"),
+                                   message_seq=seq))
+                return out
+            return self._flush(cited, seq)
+        if etype in ("step/end", "turn/end"):
+            return self._flush(set(), None)
+        return []
+
+    def finish(self) -> list[Attempt]:
+        if self.v4:
+            return []
+        self._close()
+        return self._flush(set(), None)
+
+    def _close(self) -> None:
+        if self._chunks:
+            self._pending.append((self._chunks, self._key[0], self._key[1], self._finish))
+        self._chunks, self._key, self._finish = [], None, None
+
+    def _flush(self, cited: set, message_seq: int | None) -> list[Attempt]:
+        out = [Attempt(chunks[0], chunks[0], "chunks", turn, step, tuple(chunks),
+                       message_seq if cited and chunks[0] in cited else None, fin)
+               for chunks, turn, step, fin in self._pending]
+        self._pending.clear()
+        return out
 
 
 def iter_attempts(events: Sequence[Mapping[str, Any]], *, version: int,
                   base_seq: int = 0) -> Iterator[Attempt]:
-    """Every model-call attempt of the log, in log order (§7.1)."""
-    if version >= 4:
-        return _iter_v4(events, base_seq)
-    return _iter_v0(events, base_seq)
+    """Every model-call attempt of the log, in log order (§7.1); lazy: it reads `events` in
+    order only as far as the next attempt needs."""
+    collector = AttemptCollector(version=version)
+    feed, types = collector.feed, collector.types
+    for index, event in enumerate(events):
+        if event.get("type") in types:
+            yield from feed(base_seq + index, event)
+    yield from collector.finish()
 
 
 def find_attempt(events: Sequence[Mapping[str, Any]], seq: int, *, version: int,

@@ -92,60 +92,75 @@ class SurfaceDiff:
         return tuple(out)
 
 
-class SurfaceTimeline:
-    """Surfaces, shadows and lineage of a log at every seq, built in one pass.
-
-    `events` is the log (or a window starting at `base_seq`, like the reference's
-    `SurfaceManager(log, baseSeq)`); seqs in every argument and result are absolute."""
+class TimelineBuilder:
+    """The timeline's one pass, one event at a time: `feed` each event in seq order (from seq
+    `base_seq` on), then `finish`. `events` gives random access to the earlier events the fold
+    reads (shadowed nodes, offload targets); the loader feeds the events as it scans them, so a
+    log is folded for its timeline without a second parse. `feed` is a closure: it runs once
+    per event."""
 
     def __init__(self, events: Sequence[Mapping[str, Any]], *, version: int,
                  base_seq: int = 0) -> None:
         self.version = version
         self.base_seq = base_seq
-        self._events = events
-        n = len(events)
-        self._n = n
-        code = "i" if base_seq + n < 2**31 else "q"
-        self._shadow = array(code, [-1]) * n
-        self._status = bytearray(n)
-        appended: list[int] = []
-        epoch_start = [0]
-        rep_seqs: list[int] = []
-        rep_pos: list[tuple[int, int]] = []
-        replacements: list[Replacement] = []
-        projections: dict[int, list[tuple[int, dict]]] = {}
-        project_seqs: list[int] = []
-        checkpoints = {0: ()}
-        checkpoint_epochs = [0]
-        errors: list[FoldError] = []
-        state = SurfaceState()
-        shadow, status = self._shadow, self._status
+        self.events = events
+        self.shadow = array("q")
+        self.status = bytearray()
+        self.appended: list[int] = []
+        self.epoch_start = [0]
+        self.rep_seqs: list[int] = []
+        self.rep_pos: list[tuple[int, int]] = []
+        self.replacements: list[Replacement] = []
+        self.projections: dict[int, list[tuple[int, dict]]] = {}
+        self.project_seqs: list[int] = []
+        self.checkpoints: dict[int, tuple[int, ...]] = {0: ()}
+        self.checkpoint_epochs = [0]
+        self.errors: list[FoldError] = []
+        self.state = SurfaceState()
+        self.feed = self._feeder()
+
+    @property
+    def count(self) -> int:
+        """Events fed so far."""
+        return len(self.status)
+
+    def _feeder(self) -> Any:
+        version, base_seq, events = self.version, self.base_seq, self.events
+        state, shadow, status = self.state, self.shadow, self.status
+        appended, epoch_start = self.appended, self.epoch_start
+        rep_seqs, rep_pos, replacements = self.rep_seqs, self.rep_pos, self.replacements
+        projections, project_seqs = self.projections, self.project_seqs
+        checkpoints, checkpoint_epochs, errors = self.checkpoints, self.checkpoint_epochs, self.errors
+        shadow_, status_ = shadow.append, status.append
         work = 0
-        # In order through the sequence's own iterator: a lazily parsed store reads ahead in large
-        # windows there instead of one pread + cache entry per event (zip stops at `n` first).
-        for index, event in zip(range(n), events):
+
+        def feed(event: Mapping[str, Any]) -> None:
+            nonlocal work
+            index = len(status)
             seq = base_seq + index
+            shadow_(-1)
+            status_(LOG_ONLY)
             try:
                 plan = plan_event(state, event, seq, version=version, events=events,
                                   base_seq=base_seq)
             except FoldError as err:
                 errors.append(err)
                 status[index] = REJECTED
-                continue
+                return
             if plan is None:
-                continue
+                return
             kind = plan.kind
             if kind == "append":
                 appended.append(seq)
                 status[index] = APPENDED
                 apply_plan(state, plan)
-                continue
+                return
             if kind == "project":
                 project_seqs.append(seq)
                 for target, message in (plan.messages or {}).items():
                     projections.setdefault(target, []).append((seq, message))
                 apply_plan(state, plan)
-                continue
+                return
             status[index] = REPLACEMENT
             for hidden in plan.shadowed:
                 shadow[hidden - base_seq] = seq
@@ -161,20 +176,56 @@ class SurfaceTimeline:
                 checkpoints[epoch] = tuple(state.nodes)
                 checkpoint_epochs.append(epoch)
                 work = 0
-        self._appended = tuple(appended)   # tuple slices are tuples: one copy per query
-        self._epoch_start = epoch_start
-        self._rep_seqs = rep_seqs
-        self._rep_pos = rep_pos
-        self._checkpoints = checkpoints
-        self._checkpoint_epochs = checkpoint_epochs
-        self._projections = projections
-        self._project_seqs = project_seqs
+
+        return feed
+
+    def finish(self, events: Sequence[Mapping[str, Any]] | None = None) -> SurfaceTimeline:
+        """The timeline of the events fed (`events`: the log they came from, for later reads;
+        default the sequence given at construction)."""
+        timeline = SurfaceTimeline.__new__(SurfaceTimeline)
+        timeline._adopt(self, self.events if events is None else events)
+        return timeline
+
+
+class SurfaceTimeline:
+    """Surfaces, shadows and lineage of a log at every seq, built in one pass.
+
+    `events` is the log (or a window starting at `base_seq`, like the reference's
+    `SurfaceManager(log, baseSeq)`); seqs in every argument and result are absolute. The pass is
+    a `TimelineBuilder`; the loader can run it while it scans (`workbench.core.load`)."""
+
+    def __init__(self, events: Sequence[Mapping[str, Any]], *, version: int,
+                 base_seq: int = 0) -> None:
+        builder = TimelineBuilder(events, version=version, base_seq=base_seq)
+        feed = builder.feed
+        # In order through the sequence's own iterator: a lazily parsed store reads ahead in large
+        # windows there instead of one pread + cache entry per event (zip stops at `n` first).
+        for _index, event in zip(range(len(events)), events):
+            feed(event)
+        self._adopt(builder, events)
+
+    def _adopt(self, builder: TimelineBuilder, events: Sequence[Mapping[str, Any]]) -> None:
+        self.version = builder.version
+        self.base_seq = builder.base_seq
+        self._events = events
+        self._n = builder.count
+        self._shadow = builder.shadow
+        self._status = builder.status
+        self._appended = tuple(builder.appended)   # tuple slices are tuples: one copy per query
+        self._epoch_start = builder.epoch_start
+        self._rep_seqs = builder.rep_seqs
+        self._rep_pos = builder.rep_pos
+        self._checkpoints = builder.checkpoints
+        self._checkpoint_epochs = builder.checkpoint_epochs
+        self._projections = builder.projections
+        self._project_seqs = builder.project_seqs
         self._cache: OrderedDict[int, tuple[int, ...]] = OrderedDict()
+        replacements = builder.replacements
         self.replacements: tuple[Replacement, ...] = tuple(replacements)
         self.replacement_by_seq: Mapping[int, Replacement] = MappingProxyType(
             {r.seq: r for r in replacements})
-        self.errors: tuple[FoldError, ...] = tuple(errors)
-        self.final_nodes: tuple[int, ...] = tuple(state.nodes)
+        self.errors: tuple[FoldError, ...] = tuple(builder.errors)
+        self.final_nodes: tuple[int, ...] = tuple(builder.state.nodes)
 
     # -- surfaces ------------------------------------------------------------------------------
 

@@ -21,7 +21,7 @@ the turn of the original result (v0 spec §5.9), and on between-turn events.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,7 +30,10 @@ import pandas as pd
 import pyarrow as pa
 
 from workbench.core.events import surface_types
+from workbench.core.requests import Attempt, AttemptCollector
+from workbench.core.timeline import SurfaceTimeline, TimelineBuilder
 from workbench.core.tokens.heuristic import node_price
+from workbench.core.tokens.usage import USAGE_TYPES, UsageCollector, UsageSample
 from workbench.errors import InternalError
 from workbench.frames.columns import TextBuilder
 from workbench.frames.facts import INT_LIMIT, as_int, stream_start, tool_fact
@@ -187,18 +190,19 @@ class EventScan:
 class EventScanner:
     """The scan, one event at a time: `feed` each event in seq order, then `finish`.
 
-    Incremental so the pass can share its parse with the core timeline's fold (see
-    `TeeEvents`): a large log's events are parsed on demand, once per pass. `feed` is a closure
-    over the output arrays' bound methods: it runs 1.3M times, so it avoids attribute lookups."""
+    Incremental so the pass can run while the loader scans the log (see `LogPass`): a large
+    log's events are parsed once. `feed` is a closure over the output arrays' bound methods: it
+    runs 1.3M times, so it avoids attribute lookups. `n` (optional) is the count `finish`
+    checks."""
 
-    def __init__(self, n: int, *, version: int, has_times: bool = True) -> None:
+    def __init__(self, n: int | None = None, *, version: int, has_times: bool = True) -> None:
         self.n = n
         self._time, self._turn, self._step = array("q"), array("q"), array("q")
         self._rstart, self._rend = array("q"), array("q")
         self._type, self._role, self._kind = array("i"), array("i"), array("i")
         self._ops = array("b")
         self._offsets, self._values = array("q", [0]), array("q")
-        self._present = bytearray(n)
+        self._present = bytearray()
         self._price = array("q")
         self._message_id = TextBuilder()
         self._preview = TextBuilder()
@@ -218,7 +222,7 @@ class EventScanner:
         rstart_, rend_, ops_ = self._rstart.append, self._rend.append, self._ops.append
         type_, role_, kind_ = self._type.append, self._role.append, self._kind.append
         offsets_, values, price_ = self._offsets.append, self._values, self._price.append
-        present = self._present
+        present_ = self._present.append
         message_id_, preview_ = self._message_id.append, self._preview.append
         type_codes, type_code = self.types.codes, self.types.code
         role_code, kind_code = self.roles.code, self.source_kinds.code
@@ -281,11 +285,10 @@ class EventScanner:
                 message_id_(mid if type(mid) is str else None)
                 role_(role_code(role))
                 kind_(kind_code(kind))
-            if "sourceEventSeqs" in event:
-                listed = seq_list(event["sourceEventSeqs"])
-                if listed is not None:
-                    present[i] = 1
-                    values.extend(listed)
+            listed = seq_list(event["sourceEventSeqs"]) if "sourceEventSeqs" in event else None
+            if listed is not None:
+                values.extend(listed)
+            present_(listed is not None)
             offsets_(len(values))
             price_(node_price(event, version=version) if etype in kinds else -1)
             preview_(event_preview(event))
@@ -300,11 +303,14 @@ class EventScanner:
 
         return feed
 
-    def finish(self) -> EventScan:
-        n = self.n
-        if self.count != n:
-            msg = f"scanned {self.count} of {n} events"
+    def finish(self, *, has_times: bool = True) -> EventScan:
+        """The scan; ``has_times=False`` drops the times fed (positional seq/time, v0 §1.11)."""
+        n = self.count
+        if self.n is not None and self.n != n:
+            msg = f"scanned {n} of {self.n} events"
             raise InternalError(msg)
+        if not has_times:
+            self._time = array("q", [_NONE]) * n
         return EventScan(
             n, _masked(self._time), _codes(self._type), self.types, _masked(self._turn),
             _masked(self._step), _codes(self._role), self.roles, _codes(self._kind),
@@ -325,42 +331,75 @@ def _int_or_none(value: Any) -> int:
     return _NONE if v is None else v
 
 
-class TeeEvents(Sequence):
-    """A view of `events` that feeds each event to `scanner` the first time it is read in seq
-    order. Handed to the core timeline, whose fold reads every event in order, it lets the scan
-    ride on the fold's parse; in-order reads come from the sequence's own iterator (a store may
-    read ahead there). `drain()` scans whatever the reader did not visit in order, so the result
-    never depends on the reader's access pattern."""
+class LogPass:
+    """The one pass a session makes over its events: each event is fed once to the scan, to the
+    surface timeline's fold (`workbench.core.timeline.TimelineBuilder`), and, by type, to the
+    usage and model-call attempt collectors. `workbench.load` hands `Riding.start` to the
+    loader, which feeds every event while it scans the log, so the log is parsed once for the
+    load and all of these; `run` makes the same pass over a log loaded without it."""
 
-    def __init__(self, events: Sequence[Mapping[str, Any]], scanner: EventScanner) -> None:
-        self._events = events
-        self._scanner: EventScanner | None = scanner
-        self._iter: Iterator[Mapping[str, Any]] | None = iter(events)
+    def __init__(self, events: Sequence[Mapping[str, Any]], *, version: int) -> None:
+        self.version = version
+        self.scanner = EventScanner(version=version)
+        self.fold = TimelineBuilder(events, version=version)
+        self.usage = UsageCollector(version=version)
+        self.attempts = AttemptCollector(version=version)
+        found: list[Attempt] = []
+        self._found = found
+        scan, fold, use, attempt = self.scanner.feed, self.fold.feed, self.usage.feed, self.attempts.feed
+        usage_types, attempt_types = USAGE_TYPES, self.attempts.types
+        count = [0]
 
-    def __len__(self) -> int:
-        return len(self._events)
+        def feed(event: Mapping[str, Any]) -> None:
+            scan(event)
+            fold(event)
+            etype = event.get("type")
+            if etype in attempt_types:
+                found.extend(attempt(count[0], event))
+            if etype in usage_types:
+                use(event)
+            count[0] += 1
+        self.feed = feed
 
-    def __getitem__(self, index: Any) -> Any:
-        scanner = self._scanner
-        if (scanner is not None and self._iter is not None and index == scanner.count
-                and index < len(self._events)):
-            event = next(self._iter)
-            scanner.feed(event)
-            return event
-        return self._events[index]
+    @classmethod
+    def run(cls, events: Sequence[Mapping[str, Any]], *, version: int) -> LogPass:
+        """The pass over `events`, in order through the sequence's own iterator."""
+        done = cls(events, version=version)
+        feed = done.feed
+        for event in events:
+            feed(event)
+        return done
 
-    def __iter__(self) -> Iterator[Mapping[str, Any]]:
-        for index in range(len(self._events)):
-            yield self[index]
+    @property
+    def count(self) -> int:
+        return self.scanner.count
 
-    def drain(self) -> EventScan:
-        """Scan the events not seen yet, stop feeding, and return the scan."""
-        scanner = self._scanner
-        assert scanner is not None
-        for index in range(scanner.count, len(self._events)):
-            scanner.feed(self._events[index])
-        self._scanner = self._iter = None
-        return scanner.finish()
+    def finish(self, events: Sequence[Mapping[str, Any]], *, has_times: bool) -> Passed:
+        return Passed(self.scanner.finish(has_times=has_times), self.fold.finish(events),
+                      self.usage.samples(), tuple(self._found + self.attempts.finish()))
+
+
+@dataclass(frozen=True, slots=True)
+class Passed:
+    """What one `LogPass` found."""
+
+    scan: EventScan
+    timeline: SurfaceTimeline
+    usage: tuple[UsageSample, ...]
+    attempts: tuple[Attempt, ...]
+
+
+class Riding:
+    """The loader's feeder hook for a `LogPass` (`workbench.core.load.load_log(feeders=)`):
+    `start` is called once the header is read, with the format generation and the growing
+    event store; `passed` is the pass, or None when the loader never started one."""
+
+    def __init__(self) -> None:
+        self.passed: LogPass | None = None
+
+    def start(self, version: int, events: Sequence[Mapping[str, Any]]) -> Callable[[Mapping[str, Any]], None]:
+        self.passed = LogPass(events, version=4 if version >= 4 else 0)
+        return self.passed.feed
 
 
 def scan_events(events: Sequence[Mapping[str, Any]], *, version: int,

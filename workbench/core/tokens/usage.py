@@ -142,26 +142,30 @@ USAGE_TYPES = frozenset({"assistant/message", "assistant/attempt", "assistant/ch
 """The only event types `usage_samples` reads."""
 
 
-def usage_samples(events: Sequence[dict], *, version: int,
-                  positions: Iterable[int] | None = None) -> tuple[UsageSample, ...]:
-    """Every provider usage sample of the log, in log order, with replacements marked.
-    `positions` may restrict the pass to the events of `USAGE_TYPES` (in order)."""
-    samples: list[UsageSample] = []
-    last: int | None = None
-    for position in range(len(events)) if positions is None else positions:
-        event = events[position]
+class UsageCollector:
+    """Usage samples, one event at a time: `feed` each event of a type in `USAGE_TYPES` in log
+    order (others change nothing), then `samples()`. `usage_samples` is this over a sequence;
+    `workbench.load` runs it while the loader scans the log."""
+
+    def __init__(self, *, version: int) -> None:
+        self.version = version
+        self._samples: list[UsageSample] = []
+        self._last: int | None = None
+
+    def feed(self, event: Any) -> None:
         if type(event) is not dict:
-            continue
+            return
+        samples, last, version = self._samples, self._last, self.version
         etype = event.get("type")
         if etype == "llm/retry-started" and version >= 4:
             data = event.get("data")
             if last is not None and type(data) is dict and _same(samples[last].turn, data.get("turn")) \
                     and _same(samples[last].step, data.get("step")):
-                last = None
-            continue
+                self._last = None
+            return
         found = _sample_of(event, version)
         if found is None:
-            continue
+            return
         data = event["data"]
         sample = make_sample(found[0], seq=event.get("seq"), turn=data.get("turn"), step=data.get("step"),
                              source=found[1])
@@ -169,8 +173,21 @@ def usage_samples(events: Sequence[dict], *, version: int,
             previous = samples[last]
             samples[last] = UsageSample(**{**previous.__dict__, "replaced_by": sample.seq})
         samples.append(sample)
-        last = len(samples) - 1
-    return tuple(samples)
+        self._last = len(samples) - 1
+
+    def samples(self) -> tuple[UsageSample, ...]:
+        return tuple(self._samples)
+
+
+def usage_samples(events: Sequence[dict], *, version: int,
+                  positions: Iterable[int] | None = None) -> tuple[UsageSample, ...]:
+    """Every provider usage sample of the log, in log order, with replacements marked.
+    `positions` may restrict the pass to the events of `USAGE_TYPES` (in order)."""
+    collector = UsageCollector(version=version)
+    feed = collector.feed
+    for position in range(len(events)) if positions is None else positions:
+        feed(events[position])
+    return collector.samples()
 
 
 def usage_totals(samples: Sequence[UsageSample]) -> UsageTotals:
@@ -182,4 +199,4 @@ def usage_totals(samples: Sequence[UsageSample]) -> UsageTotals:
         sum(s.reasoning_tokens or 0 for s in kept), len(kept))
 
 
-__all__ = ["USAGE_TYPES", "UsageSample", "UsageTotals", "make_sample", "usage_samples", "usage_totals"]
+__all__ = ["USAGE_TYPES", "UsageCollector", "UsageSample", "UsageTotals", "make_sample", "usage_samples", "usage_totals"]
