@@ -1,7 +1,14 @@
 """Dependencies only point downward: io → core → frames → views → cli/report.
 
 Walks every module of each layer with `ast` and lists forbidden imports, e.g.
-`{"core/classify.py": ["pandas"]}`."""
+`{"core/classify.py": ["pandas"]}`. Every import counts: at module level, under
+``TYPE_CHECKING``, and lazy ones inside functions (`ast.walk` visits them all), plus
+``from workbench import X`` for the package's lazy names.
+
+Inside the frames layer, `workbench/session.py` (the `Session` face: the analysed log plus a
+frame cache) sits on top of the frame builders in `workbench/frames/`, which read it only
+through `frames.source.FrameSource`; only `frames/many.py` (many sessions, above one session)
+may import `workbench.session`. So the session↔frames circle cannot come back."""
 from __future__ import annotations
 
 import ast
@@ -11,16 +18,23 @@ import pytest
 
 PKG = Path(__file__).resolve().parent.parent / "workbench"
 
+_ABOVE_CORE = ("workbench.frames", "workbench.session", "workbench.views", "workbench.cli",
+               "workbench.report", "workbench.build")
 FORBIDDEN = {
-    "io": ("pandas", "numpy", "ipywidgets", "plotly", "anywidget", "workbench.core",
-           "workbench.frames", "workbench.views", "workbench.cli", "workbench.report",
-           "workbench.build"),
-    "core": ("pandas", "ipywidgets", "plotly", "anywidget", "workbench.frames",
-             "workbench.views", "workbench.cli", "workbench.report", "workbench.build"),
-    "frames": ("ipywidgets", "plotly", "anywidget", "workbench.views", "workbench.cli",
-               "workbench.report"),
+    "io": ("pandas", "numpy", "ipywidgets", "plotly", "anywidget", "workbench.core") + _ABOVE_CORE,
+    "core": ("pandas", "ipywidgets", "plotly", "anywidget") + _ABOVE_CORE,
+    "frames": ("ipywidgets", "plotly", "anywidget", "workbench.session", "workbench.views",
+               "workbench.cli", "workbench.report"),
+    "session.py": ("ipywidgets", "plotly", "anywidget", "workbench.frames.many",
+                   "workbench.views", "workbench.cli", "workbench.report"),
     "views": ("workbench.cli", "workbench.report"),
 }
+ALLOWED = {"frames/many.py": {"workbench.session"}}
+"""The one module of a layer's directory that sits above the session face."""
+LAZY_NAMES = {"load": "workbench.session", "Session": "workbench.session",
+              "load_sessions": "workbench.frames.many", "SessionFrames": "workbench.frames.many",
+              "Workbench": "workbench.views", "show": "workbench.views"}
+"""`from workbench import X` resolves to these modules (`workbench/__init__.py`)."""
 
 
 def _imports(path: Path) -> set[str]:
@@ -28,16 +42,22 @@ def _imports(path: Path) -> set[str]:
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
             names.update(a.name for a in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
             names.add(node.module)
+            if node.module == "workbench":
+                names.update(LAZY_NAMES[a.name] for a in node.names if a.name in LAZY_NAMES)
+        elif isinstance(node, ast.ImportFrom) and node.level > 0:
+            names.add("<relative import>")  # the package uses absolute imports only
     return names
 
 
 def _violations(layer: str) -> dict[str, list[str]]:
     found: dict[str, list[str]] = {}
-    for path in sorted((PKG / layer).rglob("*.py")):
-        bad = sorted(n for n in _imports(path)
-                     if any(n == f or n.startswith(f + ".") for f in FORBIDDEN[layer]))
+    paths = [PKG / layer] if layer.endswith(".py") else sorted((PKG / layer).rglob("*.py"))
+    for path in paths:
+        allowed = ALLOWED.get(str(path.relative_to(PKG)), set())
+        bad = sorted(n for n in _imports(path) if n not in allowed and (n == "<relative import>" or
+                     any(n == f or n.startswith(f + ".") for f in FORBIDDEN[layer])))
         if bad:
             found[str(path.relative_to(PKG))] = bad
     return found
@@ -54,3 +74,21 @@ def test_import_workbench_loads_no_widgets() -> None:
     code = ("import sys, workbench; bad = [m for m in ('ipywidgets','plotly','anywidget') "
             "if m in sys.modules]; print(bad); sys.exit(1 if bad else 0)")
     assert subprocess.run([sys.executable, "-c", code], capture_output=True).returncode == 0
+
+
+def test_the_walk_sees_lazy_and_type_checking_imports(tmp_path: Path) -> None:
+    """The checker itself: an import inside a function or under TYPE_CHECKING is an import."""
+    module = tmp_path / "m.py"
+    module.write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+                      "    from workbench.session import Session\n"
+                      "def f():\n    import workbench.views.data\n    from workbench import load\n")
+    assert {"workbench.session", "workbench.views.data"} <= _imports(module)
+
+
+def test_no_frame_builder_reaches_the_session() -> None:
+    """The session↔frames circle: `session.py` imports the builders, so no builder (lazily or
+    for types) may import `workbench.session`; they read `frames.source.FrameSource`."""
+    found = {str(p.relative_to(PKG)) for p in (PKG / "frames").rglob("*.py")
+             if "workbench.session" in _imports(p)}
+    assert found <= set(ALLOWED)
+    assert not any(n.startswith("workbench.frames.many") for n in _imports(PKG / "session.py"))

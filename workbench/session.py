@@ -28,7 +28,8 @@ import pandas as pd
 from workbench.core.timeline import SurfaceTimeline
 from workbench.errors import UnknownName
 from workbench.frames.quality import QualityFrames
-from workbench.frames.scan import EventScan, LogPass, Passed, Riding
+from workbench.frames.scan import EventScan
+from workbench.frames.source import LogPass, Passed, Riding, SurfaceArrays
 
 if TYPE_CHECKING:
     from workbench.core.compaction.audit import AuditReport
@@ -37,7 +38,8 @@ if TYPE_CHECKING:
     from workbench.core.tokens.usage import UsageSample
     from workbench.io.model import Log
 
-__all__ = ["Session", "load"]
+__all__ = ["Session", "SurfaceArrays", "load"]
+
 
 def load(path: str | os.PathLike, *, strict: bool = False) -> Session:
     """Read the log at `path` (raw or zstd, v0 or v4) into a `Session`.
@@ -49,50 +51,6 @@ def load(path: str | os.PathLike, *, strict: bool = False) -> Session:
     riding = Riding()
     log = load_log(os.fspath(path), strict=strict, feeders=(riding.start,))
     return Session(log, passed=riding.passed)
-
-
-class SurfaceArrays:
-    """Per-seq surface facts from the timeline, as numpy arrays (index = seq).
-
-    `node`: the event joined the surface (append or replacement); `shadowed_by`: the replacing
-    seq (-1: never hidden); `replaced`: the event is an applied replacement; `rejected`: the
-    fold refused the event; `size`: surface node count after the event; `generation`:
-    replacements applied so far; `totals(prices)`: the surface total of any per-seq price array
-    after every event (one vectorised pass)."""
-
-    def __init__(self, timeline: SurfaceTimeline, n: int) -> None:
-        node = np.zeros(n, dtype=bool)
-        appended = np.asarray(timeline.appended_through(timeline.end_seq), dtype=np.int64)
-        node[appended] = True
-        shadowed_by = np.full(n, -1, dtype=np.int64)
-        size_delta = node.astype(np.int64)
-        replaced = np.zeros(n, dtype=np.int64)
-        self._hidden: list[tuple[int, np.ndarray]] = []
-        for rep in timeline.replacements:
-            node[rep.seq] = True
-            hidden = np.asarray(rep.shadowed, dtype=np.int64)
-            shadowed_by[hidden] = rep.seq
-            size_delta[rep.seq] = 1 - len(hidden)
-            replaced[rep.seq] = 1
-            self._hidden.append((rep.seq, hidden))
-        rejected = np.zeros(n, dtype=bool)
-        for err in timeline.errors:
-            if err.seq is not None and 0 <= err.seq < n:
-                rejected[err.seq] = True
-        self.node = node
-        self.shadowed_by = shadowed_by
-        self.rejected = rejected
-        self.size = np.cumsum(size_delta)
-        self.replaced = replaced.astype(bool)
-        self.generation = np.cumsum(replaced)
-        self.final_nodes = timeline.final_nodes
-
-    def totals(self, prices: np.ndarray) -> np.ndarray:
-        """Surface total after every event for per-seq node `prices` (>= 0)."""
-        delta = np.where(self.node, prices, 0)
-        for seq, hidden in self._hidden:
-            delta[seq] = prices[seq] - int(prices[hidden].sum())
-        return np.cumsum(delta)
 
 
 class Session(QualityFrames):
@@ -110,7 +68,8 @@ class Session(QualityFrames):
         self.log = log
         self._passed = passed
         self._frames: dict[tuple, pd.DataFrame] = {}
-        self._meter_cache: dict[str, np.ndarray] = {}
+        self.meter_counts: dict[str, np.ndarray] = {}
+        """Per-seq counts of each real-tokenizer meter, once computed (`frames.meters`)."""
 
     # -- identity ------------------------------------------------------------------------------
 

@@ -30,7 +30,7 @@ from workbench.frames.preview import clip
 from workbench.frames.scan import as_int
 
 if TYPE_CHECKING:
-    from workbench.session import Session
+    from workbench.frames.source import FrameSource
 
 OUTCOME = pd.CategoricalDtype(["ok", "error", "interrupted", "no-result"])
 """How a tool call ended: result without/with the model-facing error flag, a synthetic
@@ -79,7 +79,7 @@ class _Call:
     synthetic: bool = False
 
 
-def _pair_tool_calls(session: Session) -> list[_Call]:
+def _pair_tool_calls(session: FrameSource) -> list[_Call]:
     """Pair the scan's tool facts in seq order (module doc): the latest open occurrence of an
     id takes the next start or result; an unmatched one opens a new row."""
     calls: list[_Call] = []
@@ -172,7 +172,7 @@ ToolCallColumns: Columns = (
 """One tool call, paired with its result."""
 
 
-def tool_calls_frame(session: Session) -> pd.DataFrame:
+def tool_calls_frame(session: FrameSource) -> pd.DataFrame:
     """One row per tool call, in order of first appearance."""
     if not len(session):
         return frame(ToolCallColumns, None, 0)
@@ -213,7 +213,7 @@ def tool_calls_frame(session: Session) -> pd.DataFrame:
 
 # -- model calls ---------------------------------------------------------------------------------
 
-def _stream_start(session: Session, seq: int, chunk_seqs: tuple[int, ...]) -> int | None:
+def _stream_start(session: FrameSource, seq: int, chunk_seqs: tuple[int, ...]) -> int | None:
     if not session.has_times:
         return None
     if session.version < 4:
@@ -254,7 +254,7 @@ RequestColumns: Columns = (
 """One model-call attempt with envelope, surface and usage."""
 
 
-def _usage_by_attempt(session: Session) -> dict[int, Any]:
+def _usage_by_attempt(session: FrameSource) -> dict[int, Any]:
     """The usage sample of each attempt, keyed by attempt seq (last matching sample wins)."""
     by_seq = {int(u.seq): u for u in session.usage if isinstance(u.seq, (int, float))}
     out: dict[int, Any] = {}
@@ -278,7 +278,7 @@ def _finish(reason: Any) -> tuple[str | None, str | None, str | None]:
         clip(message) if message is not None else None)
 
 
-def requests_frame(session: Session) -> pd.DataFrame:
+def requests_frame(session: FrameSource) -> pd.DataFrame:
     """One row per model-call attempt, in log order of the attempt seq."""
     attempts = sorted(session.attempts, key=lambda a: a.seq) if len(session) else []
     if not attempts:

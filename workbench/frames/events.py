@@ -24,7 +24,7 @@ from workbench.frames.columns import (EVENT_TYPE, ROLE, SEQ_LIST, SURFACE_OP, TI
 from workbench.frames.scan import EventScan, MaskedInts
 
 if TYPE_CHECKING:
-    from workbench.session import Session
+    from workbench.frames.source import FrameSource
 
 SURFACE_STATUS = pd.CategoricalDtype(["current", "shadowed", "log-only", "rejected"])
 """Fold classification of an event at the end of the log (v0 spec §4.7), plus ``rejected``."""
@@ -42,7 +42,7 @@ class EventsSource:
     tokens: np.ndarray
 
 
-def events_source(session: Session) -> EventsSource:
+def events_source(session: FrameSource) -> EventsSource:
     """Collect the per-event arrays of a session (scan, timeline, prices)."""
     n = len(session)
     surface = session.surface
@@ -127,7 +127,7 @@ EVENT_COLUMNS: Columns = EventIdentity + EventMessage + EventSurface + EventToke
 """Every column of `events_df`, in order."""
 
 
-def events_frame(session: Session, columns: Sequence[Column] = EVENT_COLUMNS) -> pd.DataFrame:
+def events_frame(session: FrameSource, columns: Sequence[Column] = EVENT_COLUMNS) -> pd.DataFrame:
     """One row per event with the declared dtypes (an empty log keeps the schema)."""
     n = len(session)
     return frame(columns, events_source(session) if n else None, n)

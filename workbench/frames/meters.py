@@ -21,7 +21,7 @@ from workbench.core.tokens.meters import get_meter, parse_meter_names
 from workbench.frames.columns import Column, Columns
 
 if TYPE_CHECKING:
-    from workbench.session import Session
+    from workbench.frames.source import FrameSource
 
 DEFAULT_METERS: tuple[str, ...] = ("dsh",)
 """Meters a frame shows unless told otherwise: the DSH heuristic (exact, fast, offline)."""
@@ -42,12 +42,12 @@ def _getter(key: str):
     return lambda source: source[key]
 
 
-def node_prices(session: Session, meter: str, seqs: Sequence[int]) -> np.ndarray:
+def node_prices(session: FrameSource, meter: str, seqs: Sequence[int]) -> np.ndarray:
     """Price of the node events `seqs` by `meter` (0 for events that project to no message)."""
     seqs = np.asarray(seqs, dtype=np.int64)
     if meter == "dsh":
         return np.maximum(session.prices[seqs], 0) if len(seqs) else np.zeros(0, np.int64)
-    cached = session._meter_cache.get(meter)
+    cached = session.meter_counts.get(meter)
     if cached is not None:
         return cached[seqs]
     m = get_meter(meter, version=session.version)
@@ -56,12 +56,12 @@ def node_prices(session: Session, meter: str, seqs: Sequence[int]) -> np.ndarray
                        count=len(seqs))
 
 
-def log_prices(session: Session, meter: str, *, progress: bool = False) -> np.ndarray:
+def log_prices(session: FrameSource, meter: str, *, progress: bool = False) -> np.ndarray:
     """Per-seq node prices of the whole log by `meter` (computed once per session)."""
     if meter == "dsh":
         return np.maximum(session.prices, 0)
-    cached = session._meter_cache.get(meter)
+    cached = session.meter_counts.get(meter)
     if cached is None:
         m = get_meter(meter, version=session.version)
-        cached = session._meter_cache[meter] = m.count_events(session.events, progress=progress)
+        cached = session.meter_counts[meter] = m.count_events(session.events, progress=progress)
     return cached

@@ -30,10 +30,7 @@ import pandas as pd
 import pyarrow as pa
 
 from workbench.core.events import surface_types
-from workbench.core.requests import Attempt, AttemptCollector
-from workbench.core.timeline import SurfaceTimeline, TimelineBuilder
 from workbench.core.tokens.heuristic import node_price
-from workbench.core.tokens.usage import USAGE_TYPES, UsageCollector, UsageSample
 from workbench.errors import InternalError
 from workbench.frames.columns import TextBuilder
 from workbench.frames.facts import INT_LIMIT, as_int, stream_start, tool_fact
@@ -190,7 +187,7 @@ class EventScan:
 class EventScanner:
     """The scan, one event at a time: `feed` each event in seq order, then `finish`.
 
-    Incremental so the pass can run while the loader scans the log (see `LogPass`): a large
+    Incremental so the pass can run while the loader scans the log (see `frames.source.LogPass`): a large
     log's events are parsed once. `feed` is a closure over the output arrays' bound methods: it
     runs 1.3M times, so it avoids attribute lookups. `n` (optional) is the count `finish`
     checks."""
@@ -329,77 +326,6 @@ class EventScanner:
 def _int_or_none(value: Any) -> int:
     v = as_int(value)
     return _NONE if v is None else v
-
-
-class LogPass:
-    """The one pass a session makes over its events: each event is fed once to the scan, to the
-    surface timeline's fold (`workbench.core.timeline.TimelineBuilder`), and, by type, to the
-    usage and model-call attempt collectors. `workbench.load` hands `Riding.start` to the
-    loader, which feeds every event while it scans the log, so the log is parsed once for the
-    load and all of these; `run` makes the same pass over a log loaded without it."""
-
-    def __init__(self, events: Sequence[Mapping[str, Any]], *, version: int) -> None:
-        self.version = version
-        self.scanner = EventScanner(version=version)
-        self.fold = TimelineBuilder(events, version=version)
-        self.usage = UsageCollector(version=version)
-        self.attempts = AttemptCollector(version=version)
-        found: list[Attempt] = []
-        self._found = found
-        scan, fold, use, attempt = self.scanner.feed, self.fold.feed, self.usage.feed, self.attempts.feed
-        usage_types, attempt_types = USAGE_TYPES, self.attempts.types
-        count = [0]
-
-        def feed(event: Mapping[str, Any]) -> None:
-            scan(event)
-            fold(event)
-            etype = event.get("type")
-            if etype in attempt_types:
-                found.extend(attempt(count[0], event))
-            if etype in usage_types:
-                use(event)
-            count[0] += 1
-        self.feed = feed
-
-    @classmethod
-    def run(cls, events: Sequence[Mapping[str, Any]], *, version: int) -> LogPass:
-        """The pass over `events`, in order through the sequence's own iterator."""
-        done = cls(events, version=version)
-        feed = done.feed
-        for event in events:
-            feed(event)
-        return done
-
-    @property
-    def count(self) -> int:
-        return self.scanner.count
-
-    def finish(self, events: Sequence[Mapping[str, Any]], *, has_times: bool) -> Passed:
-        return Passed(self.scanner.finish(has_times=has_times), self.fold.finish(events),
-                      self.usage.samples(), tuple(self._found + self.attempts.finish()))
-
-
-@dataclass(frozen=True, slots=True)
-class Passed:
-    """What one `LogPass` found."""
-
-    scan: EventScan
-    timeline: SurfaceTimeline
-    usage: tuple[UsageSample, ...]
-    attempts: tuple[Attempt, ...]
-
-
-class Riding:
-    """The loader's feeder hook for a `LogPass` (`workbench.core.load.load_log(feeders=)`):
-    `start` is called once the header is read, with the format generation and the growing
-    event store; `passed` is the pass, or None when the loader never started one."""
-
-    def __init__(self) -> None:
-        self.passed: LogPass | None = None
-
-    def start(self, version: int, events: Sequence[Mapping[str, Any]]) -> Callable[[Mapping[str, Any]], None]:
-        self.passed = LogPass(events, version=4 if version >= 4 else 0)
-        return self.passed.feed
 
 
 def scan_events(events: Sequence[Mapping[str, Any]], *, version: int,

@@ -24,7 +24,7 @@ from workbench.frames.columns import EVENT_TYPE, TIME, Column, Columns, coded, f
 from workbench.frames.meters import DEFAULT_METERS, check_meters, log_prices, meter_columns
 
 if TYPE_CHECKING:
-    from workbench.session import Session
+    from workbench.frames.source import FrameSource
 
 SURFACE_CHANGE = pd.CategoricalDtype(["append", "replace", "rejected"])
 """What the event did to the surface; NA when nothing (log-only events)."""
@@ -36,7 +36,7 @@ _USAGE_FIELDS = ("input_tokens", "cache_read_tokens", "cache_write_tokens", "out
                  "reasoning_tokens", "total_tokens")
 
 
-def _change(session: Session) -> pd.Categorical:
+def _change(session: FrameSource) -> pd.Categorical:
     s = session.surface
     codes = np.full(len(session), -1, dtype=np.int8)
     codes[s.node] = 0
@@ -45,7 +45,7 @@ def _change(session: Session) -> pd.Categorical:
     return pd.Categorical.from_codes(codes, dtype=SURFACE_CHANGE)
 
 
-def _usage(session: Session) -> dict[str, object]:
+def _usage(session: FrameSource) -> dict[str, object]:
     n = len(session)
     out: dict[str, object] = {}
     seqs = [int(u.seq) for u in session.usage]
@@ -110,7 +110,7 @@ def timeline_columns(meters: Sequence[str]) -> Columns:
         + TimelineUsage
 
 
-def timeline_frame(session: Session, *, meters: Sequence[str] = DEFAULT_METERS,
+def timeline_frame(session: FrameSource, *, meters: Sequence[str] = DEFAULT_METERS,
                    progress: bool = False) -> pd.DataFrame:
     meters = check_meters(meters)
     n = len(session)

@@ -20,7 +20,7 @@ from workbench.frames.columns import DURATION, TIME, Column, Columns, frame
 from workbench.frames.scan import as_int
 
 if TYPE_CHECKING:
-    from workbench.session import Session
+    from workbench.frames.source import FrameSource
 
 END_REASON = pd.CategoricalDtype(["completed", "aborted", "blocked", "error", "max-tokens",
                                   "interrupted", "forked"])
@@ -68,7 +68,7 @@ def _data(event: Any) -> dict:
     return data if isinstance(data, dict) else {}
 
 
-def turns_frame(session: Session) -> pd.DataFrame:
+def turns_frame(session: FrameSource) -> pd.DataFrame:
     """One row per `turn/start`, in log order."""
     n = len(session)
     scan = session.scan

@@ -23,7 +23,7 @@ from workbench.core.whatif.summarizers import resolve
 from workbench.io.jsjson import stringify
 
 if TYPE_CHECKING:
-    from workbench.session import Session
+    from workbench.frames.source import FrameSource
 
 
 def log_bytes(header: Mapping[str, Any] | None, events: Sequence[Mapping[str, Any]]) -> bytes:
@@ -32,7 +32,7 @@ def log_bytes(header: Mapping[str, Any] | None, events: Sequence[Mapping[str, An
     return ("\n".join(lines) + "\n").encode("utf-8", "surrogatepass")
 
 
-def write_session(session: Session, path: str | os.PathLike) -> str:
+def write_session(session: FrameSource, path: str | os.PathLike) -> str:
     """Write `session`'s log to `path` (raw JSONL; Zstandard when the name ends in ``.zstd``).
 
     Refuses to write over the file the session (or the session it branched from) was read from."""
@@ -53,12 +53,11 @@ def write_session(session: Session, path: str | os.PathLike) -> str:
     return target
 
 
-def _session(real: Session, replay: Replay, label: str) -> Session:
+def _session(real: FrameSource, replay: Replay, label: str) -> FrameSource:
     from workbench.core.load import load_bytes
-    from workbench.session import Session
     data = log_bytes(real.log.header, replay.out)
     name = f"whatif[{label}]:{os.path.basename(real.path)}"
-    session = Session(load_bytes(data, name=name, encoding="jsonl"))
+    session = type(real)(load_bytes(data, name=name, encoding="jsonl"))  # a Session, as `real` is
     session.label = label
     session.branched_from = real.path
     session.fired = list(replay.fired)
@@ -71,7 +70,7 @@ def _session(real: Session, replay: Replay, label: str) -> Session:
 class WhatIf:
     """Counterfactuals of one real session (`session.whatif`; module doc)."""
 
-    def __init__(self, session: Session) -> None:
+    def __init__(self, session: FrameSource) -> None:
         self.session = session
 
     def _events(self) -> tuple[Sequence[Mapping[str, Any]], Mapping[str, Any]]:
@@ -82,14 +81,14 @@ class WhatIf:
             raise WhatIfError(f"what-if needs a clean log; this one is {s.verdict}")
         return s.events, s.log.header
 
-    def replace_summary(self, compaction_id: str, text: str, *, label: str = "replaced") -> Session:
+    def replace_summary(self, compaction_id: str, text: str, *, label: str = "replaced") -> FrameSource:
         """The same bracket and range with another summary text."""
         events, header = self._events()
         return _session(self.session, replace_summary(events, header, compaction_id, text,
                                                       label=label), label)
 
     def compact(self, at: int, first: int | None = None, last: int | None = None, *,
-                summary: Any = "mask", retain_tokens: int = 0) -> Session:
+                summary: Any = "mask", retain_tokens: int = 0) -> FrameSource:
         """A compaction right after seq `at` over first..last (default: DSH's own range with
         `retain_tokens`); `summary` is a text, a callable or a baseline name."""
         events, header = self._events()
@@ -103,7 +102,7 @@ class WhatIf:
                                               summary=fn, label=label,
                                               retain_tokens=retain_tokens), label)
 
-    def policy(self, *, summarizer: Any = "logged", **settings: Any) -> Session:
+    def policy(self, *, summarizer: Any = "logged", **settings: Any) -> FrameSource:
         """DSH's automatic compaction replayed with other settings (`Policy` fields:
         context_window, threshold_ratio, retain_tokens, retain_ratio, headroom_tokens,
         max_tokens, compaction_retries, pruner)."""

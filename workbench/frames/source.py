@@ -1,0 +1,184 @@
+"""What frame builders are functions of. Layer: frames (stdlib, numpy, core).
+
+`FrameSource` is the one interface every frame builder (`events`, `surface`, `timeline`,
+`compactions`, `calls`, `turns`, `meters`) reads: the loaded log, the one pass's results (scan,
+timeline, usage, attempts), the surface arrays, prices, compactions and audit. `Session`
+implements it; builders never import `workbench.session` (`tests/test_layering.py`), so the
+dependency points one way: session → builders → this module → core.
+
+`LogPass` is the one pass over a log's events that fills it; `Riding` hands that pass to the
+loader so it runs while the log is scanned (parsed once). `SurfaceArrays` turns the timeline
+into per-seq numpy arrays.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+import numpy as np
+
+from workbench.core.requests import Attempt, AttemptCollector
+from workbench.core.timeline import SurfaceTimeline, TimelineBuilder
+from workbench.core.tokens.usage import USAGE_TYPES, UsageCollector, UsageSample
+from workbench.frames.scan import EventScan, EventScanner
+
+if TYPE_CHECKING:
+    from workbench.core.compaction.audit import AuditReport
+    from workbench.core.compaction.brackets import Compactions
+    from workbench.io.model import Log
+
+
+class FrameSource(Protocol):
+    """One analysed log, as the frame builders read it (`Session` is the implementation)."""
+
+    log: Log
+    meter_counts: dict[str, np.ndarray]
+
+    @property
+    def path(self) -> str: ...
+    @property
+    def session_id(self) -> str | None: ...
+    @property
+    def version(self) -> int: ...
+    @property
+    def verdict(self) -> str: ...
+    @property
+    def has_times(self) -> bool: ...
+    @property
+    def events(self) -> Sequence[Mapping[str, Any]]: ...
+    @property
+    def defects(self) -> list: ...
+    @property
+    def scan(self) -> EventScan: ...
+    @property
+    def timeline(self) -> SurfaceTimeline: ...
+    @property
+    def surface(self) -> SurfaceArrays: ...
+    @property
+    def prices(self) -> np.ndarray: ...
+    @property
+    def usage(self) -> tuple[UsageSample, ...]: ...
+    @property
+    def attempts(self) -> tuple[Attempt, ...]: ...
+    @property
+    def compactions(self) -> Compactions: ...
+    @property
+    def audit(self) -> AuditReport: ...
+    def price(self, seq: int) -> int: ...
+    def __len__(self) -> int: ...
+
+
+class LogPass:
+    """The one pass a session makes over its events: each event is fed once to the scan, to the
+    surface timeline's fold (`workbench.core.timeline.TimelineBuilder`), and, by type, to the
+    usage and model-call attempt collectors. `workbench.load` hands `Riding.start` to the
+    loader, which feeds every event while it scans the log, so the log is parsed once for the
+    load and all of these; `run` makes the same pass over a log loaded without it."""
+
+    def __init__(self, events: Sequence[Mapping[str, Any]], *, version: int) -> None:
+        self.version = version
+        self.scanner = EventScanner(version=version)
+        self.fold = TimelineBuilder(events, version=version)
+        self.usage = UsageCollector(version=version)
+        self.attempts = AttemptCollector(version=version)
+        found: list[Attempt] = []
+        self._found = found
+        scan, fold, use, attempt = self.scanner.feed, self.fold.feed, self.usage.feed, self.attempts.feed
+        usage_types, attempt_types = USAGE_TYPES, self.attempts.types
+        count = [0]
+
+        def feed(event: Mapping[str, Any]) -> None:
+            scan(event)
+            fold(event)
+            etype = event.get("type")
+            if etype in attempt_types:
+                found.extend(attempt(count[0], event))
+            if etype in usage_types:
+                use(event)
+            count[0] += 1
+        self.feed = feed
+
+    @classmethod
+    def run(cls, events: Sequence[Mapping[str, Any]], *, version: int) -> LogPass:
+        """The pass over `events`, in order through the sequence's own iterator."""
+        done = cls(events, version=version)
+        feed = done.feed
+        for event in events:
+            feed(event)
+        return done
+
+    @property
+    def count(self) -> int:
+        return self.scanner.count
+
+    def finish(self, events: Sequence[Mapping[str, Any]], *, has_times: bool) -> Passed:
+        return Passed(self.scanner.finish(has_times=has_times), self.fold.finish(events),
+                      self.usage.samples(), tuple(self._found + self.attempts.finish()))
+
+
+@dataclass(frozen=True, slots=True)
+class Passed:
+    """What one `LogPass` found."""
+
+    scan: EventScan
+    timeline: SurfaceTimeline
+    usage: tuple[UsageSample, ...]
+    attempts: tuple[Attempt, ...]
+
+
+class Riding:
+    """The loader's feeder hook for a `LogPass` (`workbench.core.load.load_log(feeders=)`):
+    `start` is called once the header is read, with the format generation and the growing
+    event store; `passed` is the pass, or None when the loader never started one."""
+
+    def __init__(self) -> None:
+        self.passed: LogPass | None = None
+
+    def start(self, version: int, events: Sequence[Mapping[str, Any]]) -> Callable[[Mapping[str, Any]], None]:
+        self.passed = LogPass(events, version=4 if version >= 4 else 0)
+        return self.passed.feed
+
+
+class SurfaceArrays:
+    """Per-seq surface facts from the timeline, as numpy arrays (index = seq).
+
+    `node`: the event joined the surface (append or replacement); `shadowed_by`: the replacing
+    seq (-1: never hidden); `replaced`: the event is an applied replacement; `rejected`: the
+    fold refused the event; `size`: surface node count after the event; `generation`:
+    replacements applied so far; `totals(prices)`: the surface total of any per-seq price array
+    after every event (one vectorised pass)."""
+
+    def __init__(self, timeline: SurfaceTimeline, n: int) -> None:
+        node = np.zeros(n, dtype=bool)
+        appended = np.asarray(timeline.appended_through(timeline.end_seq), dtype=np.int64)
+        node[appended] = True
+        shadowed_by = np.full(n, -1, dtype=np.int64)
+        size_delta = node.astype(np.int64)
+        replaced = np.zeros(n, dtype=np.int64)
+        self._hidden: list[tuple[int, np.ndarray]] = []
+        for rep in timeline.replacements:
+            node[rep.seq] = True
+            hidden = np.asarray(rep.shadowed, dtype=np.int64)
+            shadowed_by[hidden] = rep.seq
+            size_delta[rep.seq] = 1 - len(hidden)
+            replaced[rep.seq] = 1
+            self._hidden.append((rep.seq, hidden))
+        rejected = np.zeros(n, dtype=bool)
+        for err in timeline.errors:
+            if err.seq is not None and 0 <= err.seq < n:
+                rejected[err.seq] = True
+        self.node = node
+        self.shadowed_by = shadowed_by
+        self.rejected = rejected
+        self.size = np.cumsum(size_delta)
+        self.replaced = replaced.astype(bool)
+        self.generation = np.cumsum(replaced)
+        self.final_nodes = timeline.final_nodes
+
+    def totals(self, prices: np.ndarray) -> np.ndarray:
+        """Surface total after every event for per-seq node `prices` (>= 0)."""
+        delta = np.where(self.node, prices, 0)
+        for seq, hidden in self._hidden:
+            delta[seq] = prices[seq] - int(prices[hidden].sum())
+        return np.cumsum(delta)
