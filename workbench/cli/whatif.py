@@ -22,7 +22,7 @@ import json
 from typing import Any
 
 from workbench.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_UNUSABLE, clean, load_or_exit, say
-from workbench.errors import WorkbenchError
+from workbench.errors import InvalidArgument, WorkbenchError
 
 _INTS = ("context_window", "retain_tokens", "headroom_tokens", "max_tokens", "compaction_retries")
 _FLOATS = ("threshold_ratio", "retain_ratio")
@@ -53,12 +53,12 @@ def parse_policy(text: str, pruner: str | None) -> dict[str, Any]:
         key, sep, value = item.partition("=")
         key = key.strip()
         if not sep or key not in _INTS + _FLOATS:
-            raise ValueError(f"bad --policy item {item!r}; keys: {', '.join(_INTS + _FLOATS)}")
+            raise InvalidArgument(f"bad --policy item {item!r}; keys: {', '.join(_INTS + _FLOATS)}")
         settings[key] = int(value) if key in _INTS else float(value)
     if pruner:
         parts = [int(p) for p in pruner.split(",")]
         if len(parts) != 3:
-            raise ValueError("--pruner takes thresholdChars,headChars,tailChars")
+            raise InvalidArgument("--pruner takes thresholdChars,headChars,tailChars")
         settings["pruner"] = dict(zip(("thresholdChars", "headChars", "tailChars"), parts))
     return settings
 

@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 if TYPE_CHECKING:
-    from workbench.session import Session
+    from workbench.frames.source import FrameSource
 
 _MODEL_CALLS = ("assistant/message", "assistant/attempt")
 
@@ -53,8 +53,8 @@ SESSION_COLUMNS = {
 class Comparison:
     """The frames of one comparison (module doc) and the two sessions."""
 
-    real: Session
-    counterfactual: Session
+    real: FrameSource
+    counterfactual: FrameSource
     meters: tuple[str, ...]
     timeline: pd.DataFrame
     compactions: pd.DataFrame
@@ -76,13 +76,13 @@ class Comparison:
                 + self.compactions.to_html(index=False, escape=True))
 
 
-def _origin(session: Session) -> np.ndarray:
+def _origin(session: FrameSource) -> np.ndarray:
     origin = getattr(session, "origin", None)
     n = len(session)
     return np.asarray(origin if origin is not None else range(n), dtype=np.int64)[:n]
 
 
-def _timeline(side: str, session: Session, meters: Sequence[str]) -> pd.DataFrame:
+def _timeline(side: str, session: FrameSource, meters: Sequence[str]) -> pd.DataFrame:
     t = session.timeline_df(meters=meters)
     out = pd.DataFrame({"side": pd.array([side] * len(t), dtype="string"),
                         "real_seq": pd.array(_origin(session)[: len(t)], dtype="Int64"),
@@ -92,7 +92,7 @@ def _timeline(side: str, session: Session, meters: Sequence[str]) -> pd.DataFram
     return out
 
 
-def _citations(session: Session) -> dict[Any, tuple[int, int, int, float | None]]:
+def _citations(session: FrameSource) -> dict[Any, tuple[int, int, int, float | None]]:
     """Per compaction id: (kept, lost, invented, recall) from the citation audit, if present."""
     build = getattr(session, "citations_df", None)
     if build is None:
@@ -107,7 +107,7 @@ def _citations(session: Session) -> dict[Any, tuple[int, int, int, float | None]
     return out
 
 
-def _compactions(side: str, session: Session) -> list[dict[str, Any]]:
+def _compactions(side: str, session: FrameSource) -> list[dict[str, Any]]:
     if not len(session):
         return []
     label = getattr(session, "label", "real")
@@ -134,7 +134,7 @@ def _compactions(side: str, session: Session) -> list[dict[str, Any]]:
     return rows
 
 
-def _session_row(side: str, session: Session, compactions: pd.DataFrame) -> dict[str, Any]:
+def _session_row(side: str, session: FrameSource, compactions: pd.DataFrame) -> dict[str, Any]:
     mine = compactions[compactions["side"] == side]
     n = len(session)
     events = session.events
@@ -172,7 +172,7 @@ def _typed(rows: list[dict[str, Any]], columns: dict[str, str]) -> pd.DataFrame:
     return df
 
 
-def comparison(real: Session, cf: Session, *, meters: Sequence[str] = ("dsh",)) -> Comparison:
+def comparison(real: FrameSource, cf: FrameSource, *, meters: Sequence[str] = ("dsh",)) -> Comparison:
     """Compare `real` with the counterfactual `cf` (module doc)."""
     from workbench.frames.meters import check_meters
     names = check_meters(meters)
