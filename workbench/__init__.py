@@ -4,6 +4,7 @@
     session = workbench.load("session.v4.jsonl")      # a Session: lazy, cached DataFrames
     session.events_df(); session.surface_df(120); session.compactions_df()
     frames = workbench.load_sessions("~/.dsh/sessions")  # many sessions, one set of frames
+    fleet = workbench.fleet("store/")                    # SQL over `workbench export ROOT -o store/`
     cf = session.whatif.policy(threshold_ratio=0.6, summarizer="mask")  # a counterfactual
     workbench.compare(session, cf).figure()                # side by side
 
@@ -16,10 +17,11 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-__all__ = ["Session", "SessionFrames", "Workbench", "__version__", "compare", "load",
-           "load_sessions", "show"]
+__all__ = ["Fleet", "Session", "SessionFrames", "Workbench", "__version__", "compare", "fleet",
+           "load", "load_sessions", "show"]
 
 if TYPE_CHECKING:
+    from workbench.frames.fleet import Fleet, fleet
     from workbench.frames.many import SessionFrames, load_sessions
     from workbench.session import Session, load
     from workbench.views import Workbench, show
@@ -30,6 +32,8 @@ _LAZY = {
     "Session": "workbench.session",
     "load_sessions": "workbench.frames.many",
     "SessionFrames": "workbench.frames.many",
+    "fleet": "workbench.frames.fleet",       # SQL over an exported store (DuckDB)
+    "Fleet": "workbench.frames.fleet",
     "Workbench": "workbench.views",   # widgets load only when asked for
     "show": "workbench.views",
     "compare": "workbench.views.compare",   # real vs a what-if session, side by side

@@ -10,6 +10,7 @@ that every exception class defined anywhere in the package is listed here and de
     ├── LogCorrupt              only in strict mode: the reference loader would reject the log
     ├── FoldError               a surface-fold rule broken at a seq; carries a stable `kind`
     ├── MeterError              a token meter cannot count (tokenizer files missing, bad replay)
+    ├── StoreUnusable           a session store that is not one, or that another export is writing
     ├── caller mistakes (each also derives from the built-in a caller would catch)
     │   ├── InvalidArgument     (ValueError) a bad argument value (engine, compression, lengths)
     │   ├── UnknownName         (KeyError) an unknown frame or meter name
@@ -123,3 +124,8 @@ class Unimplemented(InternalError, NotImplementedError):
 
 class PriceError(InvalidArgument):
     """A price table the cost ledger cannot use (unknown model, missing or negative price)."""
+
+
+class StoreUnusable(WorkbenchError):
+    """A session store (`workbench.frames.store`) that cannot be used: the directory holds
+    something that is not a store, or another export is writing it."""

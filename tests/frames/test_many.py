@@ -116,20 +116,20 @@ def test_parquet_round_trip(frames, tmp_path: Path) -> None:
         assert len(pd.read_parquet(tmp_path / f"{name}.parquet")) == len(frames[name])
 
 
-def test_dask_engine_gives_the_same_frames(root, frames, tmp_path: Path) -> None:
-    import dask
-    lazy = load_sessions(root, engine="dask")
-    with dask.config.set(scheduler="synchronous"):
-        for name in ("sessions", "events", "compactions", "defects"):
-            got = lazy[name].compute().reset_index(drop=True)
-            want = frames[name]
-            if name == "sessions":
-                got, want = got.drop(columns="seconds"), want.drop(columns="seconds")
-            pd.testing.assert_frame_equal(got, want, check_categorical=False, obj=name)
-            assert got["session"].astype(str).tolist() == want["session"].astype(str).tolist()
-        lazy.to_parquet(tmp_path)
-    back = read_parquet(tmp_path / "events.parquet")
-    assert len(back) == len(frames.events)
+def test_dask_distributed_gives_the_same_frames(root, frames, tmp_path: Path) -> None:
+    from distributed import Client, LocalCluster
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                      dashboard_address=None) as cluster, Client(cluster) as client:
+        assert len(client.scheduler_info()["workers"]) == 2
+        got = load_sessions(root, engine="dask", client=client, progress=False)
+        pids = client.run(lambda: __import__("os").getpid())
+    assert len(set(pids.values())) == 2 and __import__("os").getpid() not in pids.values()
+    assert list(got.keys()) == list(frames.keys())
+    for name in frames.keys():
+        a, b = frames[name], got[name]
+        if name == "sessions":
+            a, b = a.drop(columns="seconds"), b.drop(columns="seconds")
+        pd.testing.assert_frame_equal(b, a, obj=name)
 
 
 def test_a_subset_of_frames(root) -> None:

@@ -1,15 +1,21 @@
-"""`workbench export PATH -o DIR [--frames NAMES] [--workers N]`: every frame as Parquet.
+"""`workbench export PATH -o OUT [--frames NAMES] [--workers N] [--engine E] [--json]`.
 Layer: cli.
 
-PATH is one log file, or a directory (a DSH session root, project or session directory, or a
-folder of loose logs). One log writes ``DIR/<frame>.parquet`` for each frame of its `Session`
-(`workbench.frames.schema.FRAME_NAMES`); a directory runs `workbench.load_sessions` and writes
-the concatenated frames, each with a leading ``session`` key column, plus ``sessions.parquet``.
-Dtypes round-trip through Arrow (categoricals, nullable integers, UTC times, seq lists).
+PATH a directory (a DSH session root, project or session directory, or a folder of loose logs):
+OUT is an incremental session store (`workbench.frames.store`): one Parquet partition per
+session and frame plus a manifest per log; a re-run exports only new or changed logs and drops
+deleted ones; query it with `workbench.fleet(OUT)` (DuckDB), or read a frame directory with
+pandas, Polars or Spark. ``--engine dask`` runs the export on dask.distributed (a LocalCluster
+of worker processes; ``--scheduler ADDRESS`` for a running cluster whose workers see PATH and
+OUT at the same paths).
 
-Exit codes: 0 written, no defects; 1 written, but some log has defects (or could not be read or
-framed: the ``defects`` frame says which and why); 2 nothing written (PATH missing or holding no
-session, unknown frame name, DIR not writable, a single log that cannot be read).
+PATH one log file: ``OUT/<frame>.parquet`` for each frame of its `Session` (``--frames`` picks
+some). Dtypes round-trip through Arrow (categoricals, nullable integers, UTC times, seq lists).
+
+Exit codes: 0 written, no defects; 1 written, but some log (of the whole store) has defects or
+could not be read or framed (the ``defects`` and ``sessions`` frames say which and why); 2
+nothing written (PATH missing or holding no session, unknown frame name, OUT not writable or a
+directory that is not a store, a single log that cannot be read).
 """
 from __future__ import annotations
 
@@ -29,12 +35,18 @@ def register(subparsers: Any) -> None:
                     "directory) and write each as DIR/<frame>.parquet.",
         epilog="Exit codes: 0 ok, 1 written but with defects, 2 nothing written.")
     parser.add_argument("path", metavar="PATH", help="session log or directory of sessions")
-    parser.add_argument("-o", "--output", required=True, metavar="DIR",
-                        help="directory for the .parquet files (created if missing)")
+    parser.add_argument("-o", "--output", required=True, metavar="OUT",
+                        help="the store (for a directory) or the directory of .parquet files "
+                             "(for one log); created if missing")
     parser.add_argument("--frames", metavar="NAMES",
-                        help="comma-separated frame names (default: all)")
+                        help="one log only: comma-separated frame names (default: all)")
     parser.add_argument("--workers", type=int, metavar="N",
-                        help="worker processes for a directory (default: all cores)")
+                        help="worker processes (default: chosen from the work, cores, memory)")
+    parser.add_argument("--engine", choices=("pandas", "dask"), default="pandas",
+                        help="pandas: a local process pool (default); dask: dask.distributed")
+    parser.add_argument("--scheduler", metavar="ADDRESS",
+                        help="with --engine dask: the address of a running dask scheduler")
+    parser.add_argument("--json", action="store_true", help="print a JSON summary")
     parser.add_argument("--quiet", action="store_true", help="no progress bar, no summary")
     parser.set_defaults(run=run)
 
@@ -50,8 +62,53 @@ def _fail(path: str, message: str) -> int:
 
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
+    source = Path(args.path)
+    if args.scheduler and args.engine != "dask":
+        return _fail(args.path, "--scheduler needs --engine dask")
+    if source.is_dir():
+        if args.frames:
+            return _fail(args.path, "--frames is for one log; a store holds every frame")
+        return _export_root(args)
+    return _export_log(args, source)
 
+
+def _export_root(args: argparse.Namespace) -> int:
+    import json
+
+    from workbench.errors import StoreUnusable
+    from workbench.frames.store import export_store
+    client = None
+    try:
+        if args.scheduler:
+            from distributed import Client
+            client = Client(args.scheduler)
+        summary = export_store(args.path, args.output, engine=args.engine, workers=args.workers,
+                               client=client, progress=not (args.quiet or args.json))
+    except StoreUnusable as exc:
+        return _fail(args.output, str(exc).removeprefix(f"{args.output}: "))
+    except (WorkbenchError, OSError) as exc:
+        return _fail(args.path, str(exc))
+    except (RuntimeError, ValueError) as exc:  # a dask cluster that cannot start or be reached
+        return _fail(args.path, f"{type(exc).__name__}: {exc}")
+    finally:
+        if client is not None:
+            client.close()
+    if args.json:
+        print(json.dumps(summary.as_dict()))
+    elif not args.quiet:
+        print(f"store {_clean(args.output)}: {summary.sessions} session(s), "
+              f"{summary.events:,} events; exported {summary.exported}, unchanged "
+              f"{summary.unchanged}, dropped {summary.dropped}; {summary.defects} defect(s), "
+              f"{len(summary.unreadable)} unreadable; {summary.seconds:.1f} s")
+    return EXIT_FINDINGS if summary.findings else EXIT_OK
+
+
+def _export_log(args: argparse.Namespace, source: Any) -> int:
+    import json
+
+    from workbench.frames.parquet import write_parquet
     from workbench.frames.schema import FRAME_NAMES
+    from workbench.session import load
     names = None
     if args.frames:
         names = [n.strip() for n in args.frames.split(",") if n.strip()]
@@ -59,33 +116,25 @@ def run(args: argparse.Namespace) -> int:
         if unknown:
             return _fail(args.path, f"unknown frame(s) {', '.join(unknown)}; known: "
                                     f"{', '.join(FRAME_NAMES)}")
-    source = Path(args.path)
     try:
-        if source.is_dir():
-            from workbench.frames.many import load_sessions
-            result = load_sessions(source, frames=names, workers=args.workers,
-                                   progress=not args.quiet)
-            written = result.to_parquet(args.output)
-            defects = len(result["defects"])
-            sessions = len(result["sessions"])
-        else:
-            from workbench.session import load
-            session = load(source)
-            if session.verdict == "refused":
-                reason = session.defects[0].message if session.defects else "refused"
-                return _fail(args.path, f"refused: {reason}")
-            if session.log.header is None:
-                reason = session.defects[0].message if session.defects else "no session header"
-                return _fail(args.path, f"not a session log: {reason}")
-            frames = session.frames(names)
-            frames.setdefault("defects", session.defects_df())
-            from workbench.frames.parquet import write_parquet
-            written = write_parquet(frames, args.output)
-            defects = len(session.defects)
-            sessions = 1
+        session = load(source)
+        if session.verdict == "refused":
+            reason = session.defects[0].message if session.defects else "refused"
+            return _fail(args.path, f"refused: {reason}")
+        if session.log.header is None:
+            reason = session.defects[0].message if session.defects else "no session header"
+            return _fail(args.path, f"not a session log: {reason}")
+        frames = session.frames(names)
+        frames.setdefault("defects", session.defects_df())
+        written = write_parquet(frames, args.output)
     except (WorkbenchError, OSError) as exc:
         return _fail(args.path, str(exc))
-    if not args.quiet:
-        print(f"wrote {len(written)} frames of {sessions} session(s) to "
-              f"{_clean(args.output)} ({defects} defect(s))")
+    defects = len(session.defects)
+    if args.json:
+        print(json.dumps({"path": str(source), "output": str(args.output), "frames": len(written),
+                          "events": len(session), "defects": defects,
+                          "verdict": session.verdict}))
+    elif not args.quiet:
+        print(f"wrote {len(written)} frames of {_clean(args.path)} to {_clean(args.output)} "
+              f"({defects} defect(s))")
     return EXIT_FINDINGS if defects else EXIT_OK

@@ -16,14 +16,13 @@ in the ``defects`` frame, and a session that cannot be read or whose frames fail
 bug, a pathological input) gets a ``defects`` row with rule ``load-error`` / ``frame-error`` and
 a ``sessions`` row whose ``error`` column says why.
 
-Engines: ``pandas`` (default) runs sessions in parallel across cores in worker processes with a
-tqdm progress bar (``workers=1``: in this process). Workers are *spawned* (never forked: the
-parent holds Arrow thread pools), so a script that calls `load_sessions` at import time must
-guard it with ``if __name__ == "__main__":``, as any multiprocessing program; notebooks need
-nothing. ``dask`` returns Dask DataFrames with one
-partition per session, built lazily by the same per-session function (any Dask scheduler;
-tested with the local synchronous and threaded ones). Dask's categorical columns have unknown
-categories (they differ per session); use ``.cat.as_known()`` when needed.
+Engines (`workbench.frames.pool`): ``pandas`` (default) reads sessions in spawned worker
+processes on this machine, as many as the work, the cores and the memory allow (a small root is
+read in this process; a script without an ``if __name__ == "__main__":`` guard is read in this
+process, with a warning); ``dask`` runs the same per-session function on ``dask.distributed``:
+the `Client` passed as ``client`` (any cluster), or a temporary `LocalCluster` of worker
+processes. Both return the same pandas frames; for more sessions than fit in memory, export a
+store (`workbench.frames.store`) and query it (`workbench.fleet`).
 """
 from __future__ import annotations
 
@@ -38,9 +37,9 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from workbench.errors import InvalidArgument, MissingAttribute, UnknownName
+from workbench.errors import MissingAttribute, UnknownName
 from workbench.frames.columns import empty, frame, safe_text
-from workbench.frames.parquet import write_frame, write_parquet
+from workbench.frames.parquet import write_parquet
 from workbench.frames.schema import FRAME_NAMES, SCHEMAS, SessionColumns
 from workbench.frames.turns import DefectColumns
 
@@ -184,7 +183,6 @@ class SessionFrames:
     a leading ``session`` key column. Access as ``result["events"]`` or ``result.events``."""
 
     frames: Mapping[str, Any]
-    engine: Engine = "pandas"
 
     def __getitem__(self, name: str) -> Any:
         return self.frames[name]
@@ -203,24 +201,12 @@ class SessionFrames:
         return self.frames.keys()
 
     def to_parquet(self, directory: str | os.PathLike) -> list[str]:
-        """Write every frame as ``<directory>/<name>.parquet`` (Dask: a directory per frame)."""
-        if self.engine == "dask":
-            import dask
-            out, tasks = [], []
-            for name, df in self.frames.items():
-                target = Path(directory) / f"{name}.parquet"
-                target.mkdir(parents=True, exist_ok=True)
-                tasks.extend(dask.delayed(write_frame)(part, target / f"part.{i}.parquet")
-                             for i, part in enumerate(df.to_delayed()))
-                out.append(str(target))
-            dask.compute(*tasks)
-            return out
+        """Write every frame as ``<directory>/<name>.parquet``."""
         return write_parquet(self.frames, directory)
 
     def __repr__(self) -> str:
-        sizes = ", ".join(f"{k}={len(v):,}" if self.engine == "pandas" else k
-                          for k, v in self.frames.items())
-        return f"SessionFrames({self.engine}: {sizes})"
+        sizes = ", ".join(f"{k}={len(v):,}" for k, v in self.frames.items())
+        return f"SessionFrames({sizes})"
 
 
 # -- load_sessions ---------------------------------------------------------------------------------
@@ -249,57 +235,25 @@ def _schema_with_session(name: str, keys: pd.CategoricalDtype) -> pd.DataFrame:
 
 def load_sessions(root_or_paths: str | os.PathLike | Iterable[str | os.PathLike], *,
                   frames: Sequence[str] | None = None, engine: Engine = "pandas",
-                  workers: int | None = None, progress: bool = True) -> SessionFrames:
+                  workers: int | None = None, client: Any = None,
+                  progress: bool = True) -> SessionFrames:
     """Read many sessions into one set of frames keyed by session (module doc).
 
     `frames`: names from `workbench.frames.schema.FRAME_NAMES` (default: all); ``sessions`` and
-    ``defects`` are always included. `workers`: processes for the pandas engine (default: all
-    cores; 1 runs in this process). Raises `LogUnreadable` when the root holds no session."""
+    ``defects`` are always included. `workers`: worker processes (default: chosen from the
+    work, cores and memory; 1 reads in this process). `engine="dask"`: run on
+    ``dask.distributed`` (`client`, or a temporary `LocalCluster` of `workers` processes).
+    Raises `LogUnreadable` when the root holds no session."""
+    from workbench.frames.pool import map_sessions
     names = _check_names(frames)
     refs = _refs(root_or_paths)
     paths = [str(r.path) for r in refs]
     keys = session_keys([r.session_id for r in refs], paths)
-    key_dtype = pd.CategoricalDtype(keys)
-    if engine == "dask":
-        return _load_dask(paths, keys, key_dtype, names)
-    if engine != "pandas":
-        msg = f"unknown engine {engine!r}; use 'pandas' or 'dask'"
-        raise InvalidArgument(msg)
-    results = _run(paths, names, workers, progress)
-    return _combine(results, keys, key_dtype, names)
-
-
-def _run(paths: Sequence[str], names: tuple[str, ...], workers: int | None,
-         progress: bool) -> list[SessionResult]:
-    from tqdm.auto import tqdm
-    workers = min(workers or os.cpu_count() or 1, max(1, len(paths)))
-    bar = tqdm(total=len(paths), desc="sessions", unit="session", disable=not progress)
     results: list[SessionResult | None] = [None] * len(paths)
-    try:
-        if workers <= 1:
-            for i, path in enumerate(paths):
-                results[i] = session_frames(path, names)
-                bar.update(1)
-        else:
-            import multiprocessing
-            from concurrent.futures import ProcessPoolExecutor, as_completed
-            context = multiprocessing.get_context("spawn")
-            with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-                futures = {pool.submit(session_frames, path, names): i
-                           for i, path in enumerate(paths)}
-                for future in as_completed(futures):
-                    i = futures[future]
-                    try:
-                        results[i] = future.result()
-                    except Exception as exc:  # noqa: BLE001 - a crashed worker is a finding
-                        results[i] = SessionResult(
-                            _summary(paths[i], verdict="unreadable",
-                                     error=f"worker failed: {type(exc).__name__}: {exc}"),
-                            {}, _error_defect(paths[i], "frame-error", exc))
-                    bar.update(1)
-    finally:
-        bar.close()
-    return [r for r in results if r is not None]
+    for i, result in map_sessions(session_frames, [(p, names) for p in paths], engine=engine,
+                                  workers=workers, client=client, progress=progress):
+        results[i] = result
+    return _combine(results, keys, pd.CategoricalDtype(keys), names)
 
 
 def _combine(results: Sequence[SessionResult], keys: Sequence[str],
@@ -316,37 +270,4 @@ def _combine(results: Sequence[SessionResult], keys: Sequence[str],
             if df is not None and len(df):
                 parts.append(with_session(df, key, key_dtype))
         out[name] = concat_frames(parts, _schema_with_session(name, key_dtype))
-    return SessionFrames(out, "pandas")
-
-
-def _load_dask(paths: Sequence[str], keys: Sequence[str], key_dtype: pd.CategoricalDtype,
-               names: tuple[str, ...]) -> SessionFrames:
-    import dask
-    import dask.dataframe as dd
-    from dask.dataframe.utils import clear_known_categories
-
-    results = [dask.delayed(session_frames, pure=True)(p, names) for p in paths]
-
-    def part(result: SessionResult, key: str, name: str, meta: pd.DataFrame) -> pd.DataFrame:
-        if name == "sessions":
-            row = frame(SessionColumns, {c.name: [result.summary.get(c.name)]
-                                         for c in SessionColumns}, 1)
-            df = row
-        elif name == "defects":
-            df = result.defects if result.defects is not None else empty(DefectColumns)
-        else:
-            df = result.frames.get(name)
-            if df is None:
-                df = empty(SCHEMAS[name])
-        return with_session(df, key, key_dtype)
-
-    out: dict[str, Any] = {}
-    for name in ("sessions", *names, "defects"):
-        meta = _schema_with_session(name, key_dtype)
-        others = [c for c, t in meta.dtypes.items()
-                  if isinstance(t, pd.CategoricalDtype) and c != "session"]
-        meta = clear_known_categories(meta, cols=others) if others else meta
-        pieces = [dask.delayed(part, pure=True)(r, k, name, meta)
-                  for r, k in zip(results, keys, strict=True)]
-        out[name] = dd.from_delayed(pieces, meta=meta, verify_meta=False)
-    return SessionFrames(out, "dask")
+    return SessionFrames(out)

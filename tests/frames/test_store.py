@@ -1,0 +1,169 @@
+"""The incremental session store: an export over a root that changed (appended, added,
+deleted, corrupted logs) or an export interrupted midway and run again gives exactly the store
+a fresh export gives; the store reads in pandas and equals `load_sessions`; its guards."""
+from __future__ import annotations
+
+import json
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+from store_helpers import append_turns, contents, dying_writer, make_root
+
+from workbench.errors import LogUnreadable, StoreUnusable
+from workbench.frames.many import load_sessions
+from workbench.frames.parquet import read_parquet
+from workbench.frames.store import STORE_FRAMES, export_store, log_id, read_manifests
+
+
+WORKBENCH = str(Path(sys.executable).parent / "workbench")
+
+
+def _fresh(root: Path, tmp: Path) -> dict:
+    store = tmp / "fresh"
+    shutil.rmtree(store, ignore_errors=True)
+    export_store(root, store, workers=1, progress=False)
+    return contents(store)
+
+
+def test_incremental_export_equals_a_fresh_one(tmp_path: Path) -> None:
+    root, store = tmp_path / "root", tmp_path / "store"
+    paths = make_root(root, 8)
+    first = export_store(root, store, workers=1, progress=False)
+    assert (first.sessions, first.exported, first.unchanged) == (8, 8, 0)
+    assert contents(store) == _fresh(root, tmp_path)
+
+    again = export_store(root, store, workers=1, progress=False)
+    assert (again.exported, again.unchanged, again.dropped) == (0, 8, 0)
+
+    append_turns(paths[0], 0, 4, 2)                                   # grew
+    make_root(tmp_path / "more", 9)                                   # one added
+    extra = next((tmp_path / "more").rglob("*store-008*"), None)
+    assert extra is not None
+    target = root / extra.relative_to(tmp_path / "more")
+    shutil.copytree(extra, target)
+    shutil.rmtree(paths[2].parent)                                    # one deleted
+    raw = paths[4].read_bytes()                                       # one corrupted
+    cut = len(raw) // 2
+    paths[4].write_bytes(raw[:cut] + b"\x00{not json\n" + raw[cut:])
+    after = export_store(root, store, workers=1, progress=False)
+    assert (after.exported, after.unchanged, after.dropped) == (3, 5, 1)
+    assert after.sessions == 8
+    assert contents(store) == _fresh(root, tmp_path)
+    verdicts = {m["session"]: m["verdict"] for m in read_manifests(store).values()}
+    assert verdicts[paths[4].relative_to(root).as_posix()] == "corrupt"
+    assert paths[2].relative_to(root).as_posix() not in verdicts
+    assert after.findings and after.defects > 0
+
+
+def test_an_interrupted_export_rerun_equals_a_fresh_one(tmp_path: Path, monkeypatch) -> None:
+    root, store = tmp_path / "root", tmp_path / "store"
+    paths = make_root(root, 6)
+    export_store(root, store, workers=1, progress=False)
+    append_turns(paths[0], 0, 4, 1)
+    append_turns(paths[5], 5, 6, 1)
+    real = pq.write_table
+    monkeypatch.setattr(pq, "write_table", dying_writer(real, 3))  # dies inside a log
+    with pytest.raises(KeyboardInterrupt):
+        export_store(root, store, workers=1, progress=False)
+    monkeypatch.setattr(pq, "write_table", real)
+    seen = contents(store)
+    assert not any(Path(f).name.endswith(".tmp") and not Path(f).name.startswith(".")
+                   for f in seen["files"])
+    assert len(read_manifests(store)) == 5        # the interrupted log has no manifest
+    export_store(root, store, workers=1, progress=False)
+    assert contents(store) == _fresh(root, tmp_path)
+
+
+def test_an_export_killed_midway_and_rerun_equals_a_fresh_one(tmp_path: Path) -> None:
+    root, store = tmp_path / "root", tmp_path / "store"
+    make_root(root, 40, turns=6)
+    cmd = [WORKBENCH, "export", str(root), "-o", str(store),
+           "--workers", "1", "--quiet"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    manifests = store / "_manifest"
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and proc.poll() is None:
+        if manifests.is_dir() and len(list(manifests.glob("*.json"))) >= 5:
+            proc.send_signal(signal.SIGKILL)
+            break
+        time.sleep(0.01)
+    proc.wait()
+    done = len(list(manifests.glob("*.json")))
+    assert proc.returncode == -signal.SIGKILL and 5 <= done < 40, done
+    assert not [p for p in store.rglob("*.parquet") if p.name.endswith(".tmp")]
+    rerun = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    assert rerun.returncode == 0, rerun.stderr
+    assert contents(store) == _fresh(root, tmp_path)
+
+
+def test_the_store_reads_in_pandas_as_load_sessions(tmp_path: Path) -> None:
+    root, store = tmp_path / "root", tmp_path / "store"
+    make_root(root, 5)
+    export_store(root, store, workers=1, progress=False)
+    want = load_sessions(root, workers=1, progress=False)
+    key_of = dict(zip(want.sessions["path"], want.sessions["session"].astype(str), strict=True))
+    order = {k: i for i, k in enumerate(want.sessions["session"].astype(str))}
+    for name in STORE_FRAMES:
+        expected = want[name].drop(columns=[c for c in ("seconds",) if c in want[name]])
+        expected = expected.assign(session=expected["session"].astype(str))
+        if not (store / name).is_dir():
+            assert len(expected) == 0, name
+            continue
+        assert len(pd.read_parquet(store / name)) == len(expected)   # plain pandas, Hive
+        got = read_parquet(store / name, name)      # with the declared dtypes
+        assert (got.groupby("session")["log"].nunique() == 1).all()
+        got = got.drop(columns="log").assign(
+            session=[key_of[str(root / k)] for k in got["session"]])
+        got = got.iloc[got["session"].map(order).argsort(kind="stable")].reset_index(drop=True)
+        assert list(got.columns) == list(expected.columns), name
+        pd.testing.assert_frame_equal(got, expected.reset_index(drop=True),
+                                      check_categorical=False, obj=name)
+
+
+def test_the_store_refuses_foreign_directories_and_empty_roots(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    make_root(root, 1)
+    busy = tmp_path / "notes"
+    busy.mkdir()
+    (busy / "thesis.txt").write_text("keep me")
+    with pytest.raises(StoreUnusable, match="not a workbench store"):
+        export_store(root, busy, workers=1, progress=False)
+    assert (busy / "thesis.txt").read_text() == "keep me"
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(LogUnreadable, match="no DSH session logs"):
+        export_store(tmp_path / "empty", tmp_path / "store", workers=1, progress=False)
+
+
+def test_partition_ids_are_stable_and_path_safe() -> None:
+    assert log_id("--p--/a/session.v4.jsonl") == log_id("--p--/a/session.v4.jsonl")
+    assert log_id("a") != log_id("b")
+    assert all(c in "0123456789abcdef" for c in log_id("ü/\n/x"))
+
+
+def test_cli_json_summary_and_exit_codes(tmp_path: Path) -> None:
+    root, store = tmp_path / "root", tmp_path / "store"
+    make_root(root, 3)
+    cmd = [WORKBENCH, "export", str(root), "-o", str(store),
+           "--json"]
+    done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)
+    assert (summary["sessions"], summary["exported"], summary["defects"]) == (3, 3, 0)
+    broken = root / "--x--" / "broken"
+    broken.mkdir(parents=True)
+    (broken / "session.v4.jsonl").write_bytes(b'{"type":"session","version":4,"id":"b",'
+                                              b'"createdAt":0}\n{oops\n')
+    done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    assert done.returncode == 1, done.stderr
+    assert json.loads(done.stdout)["exported"] == 1
+    foreign = subprocess.run([*cmd[:-3], "-o", str(root), "--json"], capture_output=True,
+                             text=True, check=False)
+    assert foreign.returncode == 2 and foreign.stderr.count("\n") == 1
+    assert "Traceback" not in foreign.stderr
