@@ -23,5 +23,7 @@ defects         one row per loader defect
 Modules: `columns` (Column groups, dtypes, conversion), `scan` (the one pass over events) with
 `facts` and `preview` (what it reads of each payload), `meters`, one module per frame family
 (`events`, `surface`, `timeline`, `compactions`, `calls`, `turns`), `schema` (the registry),
-`many` (load_sessions, Dask) and `parquet` (export with dtypes that round-trip).
+`many` (load_sessions) with `pool` (the per-session parallel map: local processes or
+dask.distributed), `parquet` (frames with dtypes that round-trip), `store` (the incremental
+Parquet store of a session root) and `fleet` (SQL over a store with DuckDB).
 """

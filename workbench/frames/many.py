@@ -36,10 +36,11 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from workbench.errors import MissingAttribute, UnknownName
-from workbench.frames.columns import empty, frame, safe_text
-from workbench.frames.parquet import write_parquet
+from workbench.frames.columns import frame, safe_text
+from workbench.frames.parquet import as_table, frame_schema, to_frame, write_parquet
 from workbench.frames.schema import FRAME_NAMES, SCHEMAS, SessionColumns
 from workbench.frames.turns import DefectColumns
 
@@ -146,35 +147,6 @@ def session_keys(ids: Sequence[str | None], paths: Sequence[str]) -> list[str]:
     return keys
 
 
-def with_session(df: pd.DataFrame, key: str, keys: pd.CategoricalDtype) -> pd.DataFrame:
-    """`df` with a leading ``session`` column (a new frame; `df` is not changed)."""
-    codes = np.full(len(df), keys.categories.get_loc(key), dtype=np.int32)
-    out = df.copy(deep=False)
-    out.insert(0, "session", pd.Categorical.from_codes(codes, dtype=keys))
-    return out
-
-
-def concat_frames(parts: Sequence[pd.DataFrame], schema: pd.DataFrame) -> pd.DataFrame:
-    """Concatenate per-session frames; categoricals keep one dtype (union of categories)."""
-    if not parts:
-        return schema
-    cats: dict[str, list] = {}
-    for part in parts:
-        for name, dtype in part.dtypes.items():
-            if isinstance(dtype, pd.CategoricalDtype) and name != "session":
-                seen = cats.setdefault(name, list(schema[name].dtype.categories)
-                                       if name in schema else [])
-                known = set(seen)
-                seen.extend(c for c in dtype.categories if c not in known)
-    fixed = []
-    for part in parts:
-        changes = {n: pd.CategoricalDtype(c) for n, c in cats.items()
-                   if n in part and list(part[n].dtype.categories) != c}
-        fixed.append(part.astype(changes) if changes else part)
-    out = pd.concat(fixed, ignore_index=True)
-    return out
-
-
 # -- the result ------------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -227,12 +199,6 @@ def _check_names(frames: Sequence[str] | None) -> tuple[str, ...]:
     return tuple(n for n in names if n != "defects")
 
 
-def _schema_with_session(name: str, keys: pd.CategoricalDtype) -> pd.DataFrame:
-    schema = empty(SCHEMAS[name]) if name != "sessions" else empty(SessionColumns)
-    schema.insert(0, "session", pd.Categorical([], dtype=keys))
-    return schema
-
-
 def load_sessions(root_or_paths: str | os.PathLike | Iterable[str | os.PathLike], *,
                   frames: Sequence[str] | None = None, engine: Engine = "pandas",
                   workers: int | None = None, client: Any = None,
@@ -249,25 +215,52 @@ def load_sessions(root_or_paths: str | os.PathLike | Iterable[str | os.PathLike]
     refs = _refs(root_or_paths)
     paths = [str(r.path) for r in refs]
     keys = session_keys([r.session_id for r in refs], paths)
-    results: list[SessionResult | None] = [None] * len(paths)
-    for i, result in map_sessions(session_frames, [(p, names) for p in paths], engine=engine,
+    results: list[tuple[dict, dict] | None] = [None] * len(paths)
+    for i, result in map_sessions(session_tables, [(p, names) for p in paths], engine=engine,
                                   workers=workers, client=client, progress=progress):
         results[i] = result
-    return _combine(results, keys, pd.CategoricalDtype(keys), names)
+    return _combine(results, keys, names)
 
 
-def _combine(results: Sequence[SessionResult], keys: Sequence[str],
-             key_dtype: pd.CategoricalDtype, names: tuple[str, ...]) -> SessionFrames:
+def session_tables(path: str, names: Sequence[str]) -> tuple[dict[str, Any],
+                                                              dict[str, pa.Table]]:
+    """`session_frames` as (summary, Arrow table per frame and ``defects``): what a worker
+    sends back (compact buffers, one schema per frame, nothing to unify per session)."""
+    result = session_frames(path, names)
+    frames = {**result.frames, "defects": result.defects}
+    tables = {name: as_table(df, frame_schema(SCHEMAS[name]))
+              for name, df in frames.items() if df is not None and len(df)}
+    return result.summary, tables
+
+
+def _combine(results: Sequence[tuple[dict, dict]], keys: Sequence[str],
+             names: tuple[str, ...]) -> SessionFrames:
+    """One frame per name: every session's table with its ``session`` key, concatenated in
+    discovery order and converted to pandas once (`workbench.frames.parquet.to_frame`)."""
+    key_dtype = pd.CategoricalDtype(keys)
+    key_values = pa.array(list(keys), pa.string())
     out: dict[str, pd.DataFrame] = {}
-    summaries = {c.name: [r.summary.get(c.name) for r in results] for c in SessionColumns}
+    summaries = {c.name: [r[0].get(c.name) for r in results] for c in SessionColumns}
     sessions = frame(SessionColumns, summaries, len(results))
     sessions.insert(0, "session", pd.Categorical(list(keys), dtype=key_dtype))
     out["sessions"] = sessions
     for name in (*names, "defects"):
-        parts = []
-        for key, result in zip(keys, results, strict=True):
-            df = result.defects if name == "defects" else result.frames.get(name)
-            if df is not None and len(df):
-                parts.append(with_session(df, key, key_dtype))
-        out[name] = concat_frames(parts, _schema_with_session(name, key_dtype))
+        schema = frame_schema(SCHEMAS[name])
+        chunks = []
+        for i, (_, tables) in enumerate(results):
+            table = tables.pop(name, None)   # each table is released once it is in a chunk
+            if table is not None:
+                codes = pa.array(np.full(table.num_rows, i, dtype=np.int32))
+                chunks.append(table.add_column(
+                    0, "session", pa.DictionaryArray.from_arrays(codes, key_values)))
+        if chunks:
+            table = pa.concat_tables(chunks)
+        else:
+            table = schema.empty_table().add_column(
+                0, "session", pa.DictionaryArray.from_arrays(pa.array([], pa.int32()),
+                                                             key_values))
+        del chunks
+        df = to_frame(table, name)
+        df["session"] = df["session"].astype(key_dtype)
+        out[name] = df
     return SessionFrames(out)

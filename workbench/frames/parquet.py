@@ -22,6 +22,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from workbench.frames.columns import empty
 from workbench.frames.schema import SCHEMAS, SessionColumns
 
 
@@ -59,16 +60,32 @@ def write_parquet(frames: Mapping[str, pd.DataFrame], directory: str | os.PathLi
     return written
 
 
-def read_parquet(path: str | os.PathLike, name: str | None = None) -> pd.DataFrame:
-    """Read a frame written by `write_parquet` (a file, or a directory of Dask parts) back
-    with its declared dtypes: Arrow list columns, and the fixed categories of the frame `name`
-    (default: the file name, e.g. ``events.parquet``) even when it has no rows."""
+def frame_schema(columns: Any, *, session: bool = False) -> pa.Schema:
+    """The Arrow schema of a frame of `columns` as it reads back from Parquet (categoricals as
+    dictionaries of int32 indices and strings), with the pandas metadata that restores the
+    declared dtypes; `session` prepends the ``session`` key as a string column."""
+    df = empty(columns)
+    if session:
+        df.insert(0, "session", pd.array([], dtype="string"))
+    arrow = to_arrow(df).schema
+    fields = [pa.field(f.name, pa.dictionary(pa.int32(), pa.string())
+                       if pa.types.is_dictionary(f.type) else f.type) for f in arrow]
+    return pa.schema(fields, metadata=arrow.metadata)
+
+
+def as_table(df: pd.DataFrame, schema: pa.Schema) -> pa.Table:
+    """`df` as an Arrow table of exactly `schema` (`frame_schema`)."""
+    return to_arrow(df.reset_index(drop=True)).select(schema.names).cast(schema)
+
+
+def to_frame(table: pa.Table, name: str | None) -> pd.DataFrame:
+    """An Arrow table of frame `name` as pandas with the declared dtypes: Arrow lists as
+    ``pd.ArrowDtype``, and every declared categorical with its fixed categories first (even
+    when the table has no rows)."""
     def mapper(arrow_type: Any) -> Any:
         return pd.ArrowDtype(arrow_type) if pa.types.is_list(arrow_type) else None
 
-    table = pq.read_table(path)
     df = table.to_pandas(types_mapper=mapper)
-    name = name or Path(path).name.removesuffix(".parquet")
     columns = SCHEMAS.get(name) or (SessionColumns if name == "sessions" else ())
     fixes = {}
     saved = json.loads((table.schema.metadata or {}).get(b"workbench.categories", b"{}"))
@@ -82,9 +99,17 @@ def read_parquet(path: str | os.PathLike, name: str | None = None) -> pd.DataFra
             have = list(got.categories) if isinstance(got, pd.CategoricalDtype) else []
             cats = list(declared.categories)
             cats += [c for c in have if c not in set(cats)]
-            if have != cats:
+            if have != cats or not isinstance(got, pd.CategoricalDtype):
                 fixes[column.name] = pd.CategoricalDtype(cats, ordered=declared.ordered)
     return df.astype(fixes) if fixes else df
+
+
+def read_parquet(path: str | os.PathLike, name: str | None = None) -> pd.DataFrame:
+    """Read a frame written by `write_parquet` (a file, or a directory of parts such as a
+    store's frame directory) back with its declared dtypes (`to_frame`; `name` defaults to the
+    file name, e.g. ``events.parquet``)."""
+    name = name or Path(path).name.removesuffix(".parquet")
+    return to_frame(pq.read_table(path), name)
 
 
 def write_frame(df: pd.DataFrame, path: str | os.PathLike) -> str:

@@ -44,8 +44,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from workbench.errors import LogUnreadable, StoreUnusable
-from workbench.frames.columns import empty, frame
-from workbench.frames.parquet import to_arrow
+from workbench.frames.columns import frame
+from workbench.frames.parquet import as_table, frame_schema
 from workbench.frames.schema import FRAME_NAMES, SCHEMAS, SessionColumns
 
 STORE_FORMAT = 1
@@ -63,14 +63,8 @@ def _columns(name: str) -> Sequence[Any]:
 
 def store_schema(name: str) -> pa.Schema:
     """The Arrow schema of every file of frame `name`: ``session`` then the frame's declared
-    columns (categoricals as dictionaries of int32 indices and strings, as Parquet reads them back), with
-    the pandas metadata that restores the declared dtypes."""
-    schema = empty(_columns(name))
-    schema.insert(0, "session", pd.array([], dtype="string"))
-    arrow = to_arrow(schema).schema
-    fields = [pa.field(f.name, pa.dictionary(pa.int32(), pa.string())
-                       if pa.types.is_dictionary(f.type) else f.type) for f in arrow]
-    return pa.schema(fields, metadata=arrow.metadata)
+    columns (`workbench.frames.parquet.frame_schema`)."""
+    return frame_schema(_columns(name), session=True)
 
 
 def schema_fingerprint(names: Sequence[str] = STORE_FRAMES) -> str:
@@ -100,8 +94,7 @@ def _write_json(path: Path, value: dict) -> None:
 def _table(df: pd.DataFrame, key: str, schema: pa.Schema) -> pa.Table:
     out = df.copy(deep=False)
     out.insert(0, "session", pd.array([key] * len(df), dtype="string"))
-    table = to_arrow(out.reset_index(drop=True))
-    return table.select(schema.names).cast(schema)
+    return as_table(out, schema)
 
 
 def _file_facts(path: str) -> tuple[int, int, str]:
