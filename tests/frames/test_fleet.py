@@ -60,9 +60,22 @@ def test_every_ready_query_runs_and_agrees_with_the_frames(stored) -> None:
         assert by_size["events"].tolist() == sorted(frames.sessions["events"], reverse=True)
         triggers = fleet.compactions_by_trigger()
         assert triggers["compactions"].sum() == len(frames.compactions)
-        savings = fleet.savings_by_meter().set_index("what")
-        done = frames.compactions[frames.compactions["status"] == "completed"]
-        assert savings.loc["compaction", "hidden_tokens"] == done["computed_shadowed_tokens"].sum()
+        savings = fleet.savings_by_meter()
+        if "ledger" in fleet.frames:
+            ledger = frames.ledger
+            want = ledger.groupby("meter", observed=True)["net_tokens"].sum()
+            assert dict(zip(savings["meter"], savings["net_tokens"], strict=True)) == {
+                str(k): v for k, v in want.items()}
+        else:
+            savings = savings.set_index("what")
+            done = frames.compactions[frames.compactions["status"] == "completed"]
+            assert savings.loc["compaction", "hidden_tokens"] == done[
+                "computed_shadowed_tokens"].sum()
+        if "anchors" in fleet.frames:
+            recall = fleet.anchor_recall_by_kind().set_index("kind")
+            first = frames.anchors[frames.anchors["level"] == 1]
+            kept = first[first["status"] == "kept"].groupby("kind", observed=True).size()
+            assert {k: recall.loc[k, "kept"] for k in kept.index} == kept.to_dict()
         failures = fleet.failures()
         failing = frames.requests["failure_code"].notna().sum()
         assert (failures["what"] == "request").sum() == failing

@@ -33,7 +33,8 @@ from workbench.frames.store import (
 _SAVINGS_LEDGER = """
 SELECT meter, count(DISTINCT session || ':' || compaction_id) AS compactions,
        sum(hidden_tokens) AS hidden_tokens, sum(summary_tokens) AS summary_tokens,
-       sum(net_tokens) AS net_tokens
+       sum(resent_tokens) AS resent_tokens, sum(refetch_tokens) AS refetch_tokens,
+       sum(net_tokens) AS net_tokens, sum(cost) AS cost
 FROM ledger GROUP BY meter ORDER BY meter"""
 _SAVINGS_DSH = """
 SELECT 'dsh' AS meter, 'compaction' AS what, count(*) AS count,
