@@ -162,3 +162,35 @@ def test_full_schemas_match(built) -> None:
     totals = s.ledger_df(per="session")
     assert list(totals.dtypes) == list(empty(SessionLedgerColumns).dtypes)
     assert list(totals["meter"]) == ["dsh", "o200k", "deepseek"]
+
+
+def test_load_sessions_many(tmp_path) -> None:
+    """Every quality frame over a root of several sessions: each session's rows under its key,
+    declared dtypes, the same as the single-session frames."""
+    import workbench
+    from workbench.build import LogBuilder
+    built = []
+    for i, version in enumerate((4, 0, 4)):
+        b = quality_script(version)
+        b.session_id = f"session-q{i}"
+        b.write_to_root(tmp_path)
+        built.append(b)
+    quiet = LogBuilder(version=4, session_id="session-quiet")
+    with quiet.turn():
+        with quiet.step():
+            quiet.user("hello")
+            quiet.assistant("hi")
+    quiet.write_to_root(tmp_path)
+    frames = workbench.load_sessions(tmp_path, frames=list(SCHEMAS), workers=1, progress=False)
+    for name, columns in SCHEMAS.items():
+        df = frames[name]
+        assert list(df.columns) == ["session", *empty(columns).columns], name
+        assert list(df.dtypes)[1:] == list(empty(columns).dtypes), name
+    anchors = frames.anchors
+    assert set(anchors["session"].astype(str)) == {"session-q0", "session-q1", "session-q2"}
+    for path in sorted(tmp_path.rglob("session*.jsonl*")):
+        single = workbench.load(path)
+        if single.session_id == "session-quiet":
+            continue
+        mine = anchors[anchors["session"] == single.session_id].drop(columns="session")
+        pd.testing.assert_frame_equal(mine.reset_index(drop=True), single.anchors_df())

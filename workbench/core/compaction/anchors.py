@@ -34,6 +34,7 @@ import json
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 __all__ = ["Anchor", "KINDS", "RULES", "Rule", "anchor_keys", "event_texts", "extract_anchors",
@@ -155,12 +156,14 @@ CONSTRAINT_CUES = re.compile(
 _SENTENCE = re.compile(r"(?:[^.!?\n]|[.!?](?=[^\s.!?]))+[.!?]?")
 """A sentence: up to a `.`, `!` or `?` that ends a word (``setup.cfg`` does not end one)."""
 _JSON_KEY = re.compile(r"\"[A-Za-z_$][\w$.-]{0,60}\"\s*:")
-_BOILER_LINE = [
-    (re.compile(r"</?(?:path|type|content|compacted-summary)>"), " "),
-    (re.compile(r"^\s*\d+: "), ""),
-    (re.compile(r"\[exit code: 0\]"), " "),
-]
-_SCAN = re.compile("|".join(f"(?P<r{i}>{r.pattern})" for i, r in enumerate(RULES)), re.MULTILINE)
+_TAGS = re.compile(r"</?(?:path|type|content|compacted-summary)>")
+"""DSH's tool-result wrapper tags and the checkpoint's summary tags (boilerplate)."""
+_LINE_NUMBER = re.compile(r"^\s*\d+: ")
+"""The read tool's line-number prefix."""
+_SCAN = re.compile(r"(?<!\w)(?:" + "|".join(f"(?P<r{i}>{r.pattern})" for i, r in enumerate(RULES))
+                   + ")", re.MULTILINE)
+r"""Every rule in one alternation. No rule starts inside a word, so the scan first checks the
+character before (`(?<!\w)`): most positions fail there without trying any alternative."""
 _GROUP_BASE = {i: _SCAN.groupindex[f"r{i}"] for i in range(len(RULES))}
 """Rule index -> number of its enclosing group inside `_SCAN` (a rule's own groups follow)."""
 
@@ -178,29 +181,55 @@ class _Shifted:
 
 
 def _clean(line: str) -> str:
-    for pattern, repl in _BOILER_LINE:
-        line = pattern.sub(repl, line)
-    return _JSON_KEY.sub(" ", line)
+    if "<" in line:
+        line = _TAGS.sub(" ", line)
+    if ": " in line:
+        line = _LINE_NUMBER.sub("", line)
+    if "[exit code: 0]" in line:
+        line = line.replace("[exit code: 0]", " ")
+    return _JSON_KEY.sub(" ", line) if '"' in line else line
+
+
+LINE_MEMO = 1 << 16
+"""Lines (up to `LINE_MEMO_CHARS`) whose anchors are remembered: logs repeat lines (file reads,
+command output, checkpoint text) and a lookup is far cheaper than a scan."""
+LINE_MEMO_CHARS = 2048
+_line_memo: dict[tuple[str, frozenset[str]], tuple[tuple[str, str], ...]] = {}
 
 
 def text_anchors(text: str, *, stop: frozenset[str] = frozenset()) -> list[tuple[str, str]]:
     """Every `(kind, text)` anchor occurrence of `text` by `RULES`, in order (repeats included;
     constraints excluded: they depend on who wrote the text). `stop`: extra schema words."""
     out: list[tuple[str, str]] = []
-    for line in text.split("\n"):
-        line = _clean(line)
-        for match in _SCAN.finditer(line):
-            index = int(match.lastgroup[1:])  # type: ignore[index]
-            rule = RULES[index]
-            shifted = _Shifted(match, _GROUP_BASE[index])
-            value = (shifted.group(rule.group) if rule.normalise is None
-                     else rule.normalise(shifted, line))  # type: ignore[arg-type]
-            if not value or value in SCHEMA_WORDS or value in stop:
-                continue
-            out.append((rule.kind, value))
-            if rule.name == "error-line":   # the line's own paths, ids, ... count too
-                rest = match.group()[len(match.group().split(None, 1)[0]):]
-                out += text_anchors(rest, stop=stop)
+    memo = _line_memo
+    for raw in text.split("\n"):
+        key = (raw, stop)
+        found = memo.get(key)
+        if found is None:
+            found = tuple(_line_anchors(raw, stop))
+            if len(raw) <= LINE_MEMO_CHARS:
+                if len(memo) >= LINE_MEMO:
+                    memo.clear()
+                memo[key] = found
+        out += found
+    return out
+
+
+def _line_anchors(line: str, stop: frozenset[str]) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    line = _clean(line)
+    for match in _SCAN.finditer(line):
+        index = int(match.lastgroup[1:])  # type: ignore[index]
+        rule = RULES[index]
+        shifted = _Shifted(match, _GROUP_BASE[index])
+        value = (shifted.group(rule.group) if rule.normalise is None
+                 else rule.normalise(shifted, line))  # type: ignore[arg-type]
+        if not value or value in SCHEMA_WORDS or value in stop:
+            continue
+        out.append((rule.kind, value))
+        if rule.name == "error-line":   # the line's own paths, ids, ... count too
+            rest = match.group()[len(match.group().split(None, 1)[0]):]
+            out += _line_anchors(rest, stop)
     return out
 
 
@@ -216,6 +245,20 @@ def strip_checkpoint(text: str) -> str:
     for fixed in (CHECKPOINT_PREAMBLE, SUMMARY_OPEN_TAG, SUMMARY_CLOSE_TAG):
         text = text.replace(fixed, "")
     return text
+
+
+@lru_cache(maxsize=4096)
+def _parsed(raw: str) -> Any:
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return raw
+
+
+def tool_arguments(raw: Any) -> Any:
+    """A tool call's arguments parsed from their JSON text (the text itself when it is not
+    JSON; memoised: the same arguments are read by several measures)."""
+    return _parsed(raw) if isinstance(raw, str) else raw
 
 
 def _argument_values(arguments: Any, key: str | None = None
@@ -264,12 +307,7 @@ def _blocks(content: Any, prose: str, out: list[tuple[str, str]]) -> None:
         elif kind == "reasoning" and isinstance(block.get("text"), str):
             out.append(("text", block["text"]))
         elif kind == "tool-call":
-            raw = block.get("arguments")
-            try:
-                args = json.loads(raw) if isinstance(raw, str) else raw
-            except ValueError:
-                args = raw
-            for key, value in _argument_values(args):
+            for key, value in _argument_values(tool_arguments(block.get("arguments"))):
                 out.append(("command" if key in COMMAND_KEYS else "text", value))
         elif kind == "tool-result":
             _blocks(block.get("content"), "text", out)
@@ -290,7 +328,8 @@ ENUMERATION = 4
 ``line 2``, ... of a file's content), not a fact: none of those number anchors is kept."""
 
 
-def _piece_anchors(how: str, text: str, stop: frozenset[str]) -> list[tuple[str, str]]:
+def piece_anchors(how: str, text: str, stop: frozenset[str]) -> list[tuple[str, str]]:
+    """Anchors of one `(how, text)` piece of `message_texts`, in order (module doc)."""
     found = []
     if how == "command":
         first = text.strip().split("\n", 1)[0].strip()[:200]
@@ -317,7 +356,7 @@ def anchor_keys(pieces: Iterable[tuple[str, str]], stop: frozenset[str] = frozen
     """Distinct `(kind, text)` anchors of `(how, text)` pieces, in order of first appearance."""
     seen: dict[tuple[str, str], None] = {}
     for how, text in pieces:
-        for key in _piece_anchors(how, text, stop):
+        for key in piece_anchors(how, text, stop):
             seen.setdefault(key, None)
     return list(seen)
 

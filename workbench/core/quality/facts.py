@@ -15,7 +15,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from workbench.core.compaction.anchors import _piece_anchors, event_texts, schema_words
+from workbench.core.compaction.anchors import (
+    piece_anchors, event_texts, schema_words, tool_arguments)
 from workbench.core.compaction.sparse import read_in_order
 
 MEMO_PIECES = 1 << 16
@@ -56,10 +57,7 @@ def _message(event: Mapping[str, Any]) -> Any:
 
 
 def _target(arguments: Any) -> str:
-    try:
-        args = json.loads(arguments) if isinstance(arguments, str) else arguments
-    except ValueError:
-        return str(arguments)
+    args = tool_arguments(arguments)
     if isinstance(args, Mapping):
         for key in REFETCH_KEYS:
             value = args.get(key)
@@ -102,7 +100,7 @@ class FactReader:
         for piece in pieces:
             found = memo.get(piece)
             if found is None:
-                found = tuple(_piece_anchors(piece[0], piece[1], stop))
+                found = tuple(piece_anchors(piece[0], piece[1], stop))
                 if len(piece[1]) <= MEMO_CHARS:
                     if len(memo) >= MEMO_PIECES:
                         memo.clear()
