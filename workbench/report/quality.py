@@ -14,6 +14,7 @@ if TYPE_CHECKING:
 MAX_ROWS = 500
 """Compactions listed in the quality table (the frames hold every one)."""
 MAX_LIST = 12
+_SOURCE = {"estimated": " est.", "logged": " logged", "none": ""}
 
 
 def _f(value: Any, digits: int = 2) -> str:
@@ -45,14 +46,15 @@ def quality_section(session: Session) -> str:
         details = (f"<details><summary>lists</summary><p><b>lost</b>: {lost or 'none'}</p>"
                    f"<p><b>invented?</b> {invented or 'none'}</p></details>") if c else ""
         body.append(
-            f"<tr><td>{row.index + 1}</td><td>{escape(shorten(str(row.compaction_id), 40))}</td>"
+            f"<tr><td>{row.index + 1}</td><td title=\"{escape(str(row.compaction_id))}\">"
+            f"{escape(str(row.compaction_id)[:8])}</td>"
             f"<td>{_f(None if c is None else c.score)}</td>"
             f"<td>{_f(None if c is None else c.recall)}</td>"
             f"<td>{_f(None if c is None else c.precision)}</td>{kinds}"
             f"<td>{0 if c is None else len(c.of('invented'))}</td>"
             f"<td>{refetch.get(row.index, 0)}</td><td>{row.hidden_tokens:,}</td>"
-            f"<td>{row.summary_tokens:,}</td><td>{row.resent_tokens:,} "
-            f"({escape(row.resent_source)})</td><td>{row.refetch_tokens:,}</td>"
+            f"<td>{row.summary_tokens:,}</td><td>{row.resent_tokens:,}"
+            f"{_SOURCE.get(row.resent_source, '')}</td><td>{row.refetch_tokens:,}</td>"
             f"<td>{row.net_tokens:,}</td><td>{row.cost:.6f}</td><td>{details}</td></tr>")
     more = (f'<p class="wb-more">… {len(rows) - MAX_ROWS:,} more compactions in the frames</p>'
             if len(rows) > MAX_ROWS else "")
@@ -66,7 +68,8 @@ def quality_section(session: Session) -> str:
     return (
         "<p>Score: harmonic mean of the recall (mean over kinds of kept / (kept + lost)) and "
         "the precision (1 − invented / stated). Constraints are a heuristic; inventions are "
-        "candidates.</p>" + summary
+        "candidates. Re-sent tokens are the provider's logged uncached prompt where the log has cache "
+        "fields, else estimated (est.).</p>" + summary
         + '<table class="wb-table wb-audit"><thead><tr><th>#</th><th>compaction</th>'
         f"<th>score</th><th>recall</th><th>precision</th>{head}<th>invented</th>"
         "<th>re-fetches</th><th>hidden</th><th>summary</th><th>resent</th><th>refetch</th>"

@@ -12,8 +12,9 @@ fold removed; for an attempt whose replacement did not land, the span its summar
 
 `status` is ``kept`` when the summary states the anchor (`anchors.states`), ``lost`` otherwise;
 ``invented`` rows are anchors the summary states that occur nowhere in what it could have read:
-the nodes it hid, the rest of the surface when it was written, and (through nested checkpoints)
-everything the hidden checkpoints themselves stood for. Inventions are *candidates* (a summary
+not as an anchor nor inside an anchor's text of the nodes it hid or of the rest of the surface
+when it was written, and not as an anchor of anything the hidden checkpoints themselves stood for
+(through every nested level). Inventions are *candidates* (a summary
 may derive a literal, e.g. a count).
 
 Headline score (``score``, sortable, in [0, 1]): the harmonic mean of
@@ -112,12 +113,12 @@ def summary_text(summary: Any) -> str:
 
 @dataclass(slots=True)
 class _Carry:
-    """What a landed checkpoint carries into the compaction that hides it."""
+    """What a landed checkpoint carries into the compaction that hides it: its citation and
+    the anchor texts of everything it stood for (moved, not copied: a checkpoint is hidden at
+    most once, so the whole chain costs one set of every anchor text)."""
 
     citation: Citation
-    support: set[str]
-    joined: str
-    inner: list[_Carry]
+    chain: set[str]
 
 
 def citations(records: Sequence[Any], hidden_sets: Sequence[tuple[int, ...] | None],
@@ -140,11 +141,13 @@ def citations(records: Sequence[Any], hidden_sets: Sequence[tuple[int, ...] | No
         stated_keys = reader.keys([("text", text)])
         rows: dict[tuple[str, str], AnchorRow] = {}
         support: set[str] = set()
-        inner: list[_Carry] = []
+        chain: set[str] = set()
         for seq in hidden:
-            carry = carries.get(seq)
+            carry = carries.pop(seq, None)
             if carry is not None:
-                inner.append(carry)
+                if len(carry.chain) > len(chain):
+                    chain, carry.chain = carry.chain, chain
+                chain |= carry.chain
                 for row in carry.citation.rows:
                     if row.status != "lost":
                         _put(rows, row.kind, row.text, row.born_seq, row.level + 1)
@@ -167,13 +170,14 @@ def citations(records: Sequence[Any], hidden_sets: Sequence[tuple[int, ...] | No
         for kind, value in stated_keys:
             if (kind, value) in known or kind == "constraint":
                 continue
-            if not _supported(value, support, joined, inner):
+            if value not in support and value not in joined and value not in chain:
                 final.append(AnchorRow(kind, value, born_at, "invented", 1))
         citation = Citation(index, record.compaction_id, record.summary_seq,
                             record.replacement_seq, tuple(hidden), tuple(final))
         out.append(citation)
         if record.replacement_seq is not None and record.fold_shadowed_seqs is not None:
-            carries[record.replacement_seq] = _Carry(citation, support, joined, inner)
+            chain |= support
+            carries[record.replacement_seq] = _Carry(citation, chain)
     return out
 
 
@@ -183,18 +187,6 @@ def _put(rows: dict[tuple[str, str], AnchorRow], kind: str, text: str, born: int
     old = rows.get(key)
     if old is None or (born is not None and (old.born_seq is None or born < old.born_seq)):
         rows[key] = AnchorRow(kind, text, born, "", level)
-
-
-def _supported(text: str, support: set[str], joined: str, inner: list[_Carry]) -> bool:
-    """Whether `text` occurs in the support of a compaction or of the checkpoints it hid
-    (iteratively, through every nested level)."""
-    stack = [(support, joined, inner)]
-    while stack:
-        s, j, nested = stack.pop()
-        if text in s or text in j:
-            return True
-        stack.extend((c.support, c.joined, c.inner) for c in nested)
-    return False
 
 
 def lifeline_rows(found: Sequence[Citation]) -> list[tuple[Citation, AnchorRow]]:
