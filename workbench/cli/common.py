@@ -17,12 +17,23 @@ def clean(text: Any) -> str:
     return _CONTROL.sub(lambda m: m.group(0).encode("unicode_escape").decode("ascii"), str(text))
 
 
+def short(text: Any, limit: int = 120) -> str:
+    """`text` for a listing: at most about `limit` characters (a session id may be megabytes
+    long): its head, an ellipsis with the full length, and its tail."""
+    text = str(text)
+    if len(text) <= limit:
+        return text
+    keep = max(limit // 2 - 10, 8)
+    return f"{text[:keep]}…[{len(text)} chars]…{text[-keep // 2:]}"
+
+
 def say(command: str, path: Any, message: str) -> None:
-    """The one-line stderr message: `workbench COMMAND: PATH: message`."""
+    """The one-line stderr message: `workbench COMMAND: PATH: message` (shortened to a line)."""
     path_text, message = str(path), str(message)
     if message.startswith(path_text + ": "):   # loader messages may already name the file
         message = message[len(path_text) + 2:]
-    print(f"workbench {command}: {clean(path_text)}: {clean(message)}", file=sys.stderr)
+    print(f"workbench {command}: {clean(short(path_text, 1000))}: {clean(short(message, 2000))}",
+          file=sys.stderr)
 
 
 def load_or_exit(command: str, path: str) -> Any:

@@ -7,7 +7,9 @@ counts by type, turns, steps, compaction events, verdict and defects.
 
 Exit codes (`workbench.cli.main`): 0 every log reads cleanly; 1 a log loaded with defects;
 2 a log was refused (a format version this build does not read) or is unreadable, or PATH holds
-no session. Problems are reported on stderr as one line naming the file, never as a traceback.
+no session. With several sessions, 2 only when none of them could be read: when some are fine
+and others bad (unreadable directories, FIFOs, refused or damaged logs), the exit code is 1 and
+every entry is listed with what was wrong. Session ids are shortened in the text listing. Problems are reported on stderr as one line naming the file, never as a traceback.
 Log text is untrusted: everything printed from a log has its control characters escaped.
 """
 from __future__ import annotations
@@ -22,7 +24,7 @@ from typing import Any
 
 from workbench.errors import LogRefused, LogUnreadable, WorkbenchError
 
-from workbench.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_UNUSABLE, clean
+from workbench.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_UNUSABLE, clean, short
 
 
 def register(subparsers: Any) -> None:
@@ -39,7 +41,7 @@ def register(subparsers: Any) -> None:
 
 
 def _fail(path: Any, message: str) -> None:
-    print(f"workbench info: {clean(path)}: {clean(message)}", file=sys.stderr)
+    print(f"workbench info: {clean(path)}: {clean(short(message, 2000))}", file=sys.stderr)
 
 
 def _type_counts(events: Any) -> Counter:
@@ -94,8 +96,8 @@ def _exit_code(summary: dict) -> int:
 def _print_text(s: dict) -> None:
     print(clean(s["path"]))
     version = "?" if s["format_version"] is None else s["format_version"]
-    print(f"  format v{clean(version)} ({s['encoding']}), session {clean(s['session_id'] or '?')}"
-          f", parent {clean(s['parent_session'] or '-')}")
+    print(f"  format v{clean(version)} ({s['encoding']}), session "
+          f"{clean(short(s['session_id'] or '?'))}, parent {clean(short(s['parent_session'] or '-'))}")
     print(f"  {s['events']} events, {s['turns']} turns, {s['steps']} steps, "
           f"{s['compaction_events']} compaction events; verdict {s['verdict']}")
     if s["repair_closers"]:
@@ -108,7 +110,8 @@ def _print_text(s: dict) -> None:
     for d in s["defects"]:
         where = ", ".join(f"{k} {d[k]}" for k in ("frame", "line", "seq") if k in d)
         where = f" ({where})" if where else ""
-        print(f"  defect [{d['severity']}] {clean(d['rule'])}{where}: {clean(d['message'])}")
+        print(f"  defect [{d['severity']}] {clean(d['rule'])}{where}: "
+              f"{clean(short(d['message'], 2000))}")
 
 
 def _load(path: Path) -> Any:
@@ -167,9 +170,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"workbench info: {clean(exc)}", file=sys.stderr)
         return EXIT_UNUSABLE
     worst = EXIT_OK
+    codes = []
     for ref in refs:
         try:
-            code = info_one(ref.path, args.json)
+            code = skipped_one(ref, args.json) if ref.skipped else info_one(ref.path, args.json)
         except BrokenPipeError:
             raise
         except MemoryError:
@@ -179,5 +183,19 @@ def run(args: argparse.Namespace) -> int:
             _fail(ref.path, f"internal error: {type(exc).__name__}: {exc}")
             code = EXIT_UNUSABLE
         worst = max(worst, code)
+        codes.append(code)
         sys.stdout.flush()
+    if worst == EXIT_UNUSABLE and any(c != EXIT_UNUSABLE for c in codes):
+        return EXIT_FINDINGS  # some sessions read: the bad ones are findings, not a failure
     return worst
+
+
+def skipped_one(ref: Any, as_json: bool) -> int:
+    """List an entry discovery did not read (unreadable directory, FIFO, device)."""
+    if as_json:
+        print(json.dumps({"path": str(ref.path), "error": ref.skipped, "skipped": True}))
+    else:
+        print(clean(ref.path))
+        print(f"  {clean(ref.skipped)}")
+    _fail(ref.path, ref.skipped)
+    return EXIT_UNUSABLE

@@ -23,11 +23,17 @@ A directory may also hold loose log files (the shared corpus, copied fixtures): 
 ``*.jsonl.zstd`` files directly inside it whose first line is a ``"type":"session"`` header are
 listed too. Discovery never validates a log (that is the loader's job); a header that cannot be
 read is reported in `SessionRef.header_error` instead of raising.
+
+One bad entry never hides the others: a directory below the root that cannot be listed, and a
+log name that is not a regular file (a FIFO, a device, a link to one: opening it could block or
+never end) are listed as `SessionRef`s with `skipped` saying why, and never opened. Only a root
+that cannot be listed at all raises `LogUnreadable`.
 """
 from __future__ import annotations
 
 import os
 import re
+import stat
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -75,6 +81,7 @@ class SessionRef:
     older_generations: tuple[Path, ...] = ()
     header_error: str | None = None
     notes: tuple[str, ...] = ()     # layout observations (identity mismatch, mixed encodings, ...)
+    skipped: str | None = None      # why this entry was listed but not read (see the module doc)
 
 
 # -- DSH path encodings (reference: encodeSegment, projectKey) -----------------------------------
@@ -267,15 +274,47 @@ def _scan(directory: Path) -> list[os.DirEntry]:
         raise LogUnreadable(f"{directory}: cannot list directory: {exc.strerror or exc}") from None
 
 
+def _skipped(path: Path, why: str) -> SessionRef:
+    """A listed entry that is not read (an unreadable directory, a FIFO or device)."""
+    return SessionRef(path=path, session_id=None, generation=canonical_generation(path.name),
+                      format_version=None, parent_session=None, depth=None, is_seeded=None,
+                      seed_length=None, origin=None, created_at=None, cwd=None, project_dir=None,
+                      encoding="zstd" if path.name.endswith(".zstd") else "jsonl",
+                      header_error=why, skipped=why)
+
+
+def special_file(path: str | os.PathLike) -> str | None:
+    """What `path` is when it exists but is not a regular file (``"a FIFO"``, ...), else None."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return None
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return None
+    kinds = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
+             (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+    return next((name for test, name in kinds if test(mode)), "not a regular file")
+
+
+def _not_regular(entry: os.DirEntry) -> SessionRef | None:
+    kind = special_file(entry.path)
+    if kind is None:
+        return None
+    return _skipped(Path(entry.path), f"skipped: {kind}, not a regular file (never opened)")
+
+
 def _session_in_dir(directory: Path, entries: list[os.DirEntry]) -> SessionRef | None:
     """The session of one session directory (highest canonical generation), if any."""
     found: list[tuple[int, bool, Path]] = []
+    special: list[SessionRef] = []
     for entry in entries:
         generation = canonical_generation(entry.name)
-        if generation is not None and entry.is_file():
+        if generation is not None and entry.is_file() and special_file(entry.path) is None:
             found.append((generation, entry.name.endswith(".zstd"), Path(entry.path)))
+        elif generation is not None and (odd := _not_regular(entry)) is not None:
+            special.append(odd)
     if not found:
-        return None
+        return special[-1] if special else None
     found.sort(key=lambda g: (g[0], g[1]))
     generation, _, path = found[-1]
     notes = []
@@ -301,9 +340,8 @@ def _session_in_dir(directory: Path, entries: list[os.DirEntry]) -> SessionRef |
     return replace(ref, older_generations=older, notes=ref.notes + tuple(notes))
 
 
-def _is_loose_log(entry: os.DirEntry) -> bool:
-    name = entry.name
-    return (name.endswith(".jsonl") or name.endswith(".jsonl.zstd")) and entry.is_file() \
+def _is_loose_name(name: str) -> bool:
+    return (name.endswith(".jsonl") or name.endswith(".jsonl.zstd")) \
         and canonical_generation(name) is None
 
 
@@ -312,14 +350,25 @@ def _walk(root: Path) -> list[SessionRef]:
     pending = [(root, 0)]
     while pending:
         directory, depth = pending.pop(0)
-        entries = _scan(directory)
+        try:
+            entries = _scan(directory)
+        except LogUnreadable as exc:
+            if depth == 0:
+                raise
+            refs.append(_skipped(directory, str(exc).removeprefix(f"{directory}: ")))
+            continue
         ref = _session_in_dir(directory, entries)
         if ref is not None:
             refs.append(ref)
             continue  # a session directory holds no further sessions
         if depth == 0:
             for entry in entries:
-                if _is_loose_log(entry):
+                if not _is_loose_name(entry.name):
+                    continue
+                odd = _not_regular(entry)
+                if odd is not None:
+                    refs.append(odd)
+                elif entry.is_file():
                     loose = describe(Path(entry.path))
                     if loose.header_error is None or loose.session_id is not None:
                         refs.append(loose)
@@ -390,7 +439,9 @@ def find_sessions(root: str | os.PathLike | Iterable[str | os.PathLike]) -> list
                                     "(expected --<project>--/<id>/session[.vN].jsonl[.zstd] "
                                     "or *.jsonl files)")
         elif path.exists():
-            found = [describe(path)]
+            kind = special_file(path)
+            found = [describe(path) if kind is None else
+                     _skipped(path, f"skipped: {kind}, not a regular file (never opened)")]
         else:
             raise LogUnreadable(f"{path}: no such file or directory")
         for ref in found:

@@ -11,7 +11,9 @@ faithful reader must see what JavaScript sees:
 * booleans are not numbers: ``True == 1`` must never leak into a check.
 
 `loads` takes a fast path through orjson and falls back to the stdlib parser only for the rare
-lines orjson cannot represent exactly (negative zero, infinities, lone surrogates, invalid UTF-8).
+lines orjson cannot represent exactly (negative zero, infinities, lone surrogates, invalid UTF-8),
+and to `workbench.io.deepjson` for a text nested deeper than either parser goes (containers
+below `deepjson.MATERIALISED_DEPTH` levels are `Deep` values holding their JSON text).
 """
 from __future__ import annotations
 
@@ -54,6 +56,26 @@ ABSENT: Any = _Absent()
 """Value of a missing key; `obj.get(key, ABSENT)` keeps absent and null apart."""
 
 
+class Deep:
+    """A container nested too deep to materialise (`workbench.io.deepjson`): its exact JSON text.
+    It is neither a dict nor a list to a consumer (nothing recurses into it); `stringify` prints
+    what `JSON.stringify` would."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __repr__(self) -> str:
+        return f"Deep({len(self.text)} chars)"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Deep) and other.text == self.text
+
+    def __hash__(self) -> int:
+        return hash(self.text)
+
+
 def _parse_int(text: str) -> int | float:
     if text == "-0":
         return -0.0
@@ -88,6 +110,19 @@ def loads(data: bytes | bytearray | memoryview | str) -> Any:
             except (orjson.JSONDecodeError, UnicodeEncodeError):
                 pass
         text = data
+    try:
+        return slow_loads(text)
+    except RecursionError:
+        from workbench.io.deepjson import DeepSyntaxError, loads_deep
+        try:
+            return loads_deep(text)
+        except DeepSyntaxError as exc:
+            raise JSONError(str(exc)) from None
+
+
+def slow_loads(text: str) -> Any:
+    """The exact stdlib path of `loads` for a text (raises `JSONError`, or `RecursionError` when
+    the text is nested too deep for it)."""
     try:
         value, end = _slow_decoder.raw_decode(text, _skip_ws(text, 0))
     except json.JSONDecodeError as exc:
@@ -215,6 +250,9 @@ def stringify(value: Any) -> str:
         return "null" if type(value) is float and not math.isfinite(value) else number_to_str(value)
     if isinstance(value, (list, tuple)):
         return "[" + ",".join("null" if v is ABSENT else stringify(v) for v in value) + "]"
+    if type(value) is Deep:
+        from workbench.io.deepjson import normalize
+        return normalize(value.text)
     if isinstance(value, dict):
         keys = list(value.keys())
         index_keys = sorted((k for k in keys if _is_array_index(k)), key=int)
@@ -242,6 +280,8 @@ def deep_equal(a: Any, b: Any) -> bool:
                 and all(deep_equal(x, y) for x, y in zip(a, b)))
     if isinstance(a, dict) and isinstance(b, dict):
         return len(a) == len(b) and all(k in b and deep_equal(v, b[k]) for k, v in a.items())
+    if type(a) is Deep or type(b) is Deep:
+        return type(a) is type(b) and stringify(a) == stringify(b)
     return False
 
 

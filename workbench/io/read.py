@@ -386,6 +386,10 @@ def scan_path(path: str | os.PathLike, *, generation: int | None = None,
         if len(refs) != 1:
             raise LogUnreadable(f"{path}: a directory holding {len(refs)} session logs; load one of them")
         path = os.fspath(refs[0].path)
+    from workbench.io.discover import special_file
+    kind = special_file(path)
+    if kind is not None:  # a FIFO or device could block or never end: never opened
+        raise LogUnreadable(f"{path}: {kind}, not a regular file")
     try:
         handle = open(path, "rb")  # noqa: SIM115 - closed in the finally below
     except IsADirectoryError as exc:

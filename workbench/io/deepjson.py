@@ -1,0 +1,188 @@
+"""JSON nested deeper than recursive parsers go, read as `JSON.parse` reads it. Layer: io.
+
+orjson stops at 1,024 levels and the stdlib parser at Python's recursion limit, while the
+reference (`JSON.parse` in Node) accepts millions of levels. `loads_deep` is the fallback for such
+a text (`workbench.io.jsjson.loads` calls it on a `RecursionError`):
+
+* the whole text is validated by one iterative tokenizer with a one-byte-per-level stack, so a
+  valid text is accepted and an invalid one refused exactly as `JSON.parse` would, in memory
+  proportional to the text; runs of ``[`` / ``{"key":`` openers and of closers are one token each,
+  so ``[[[[…]]]]`` ten million levels deep costs a few regex passes, not ten million steps;
+* the value is materialised as ordinary dicts and lists down to `MATERIALISED_DEPTH` levels;
+  every container below that is a `workbench.io.jsjson.Deep` holding its exact JSON text (no
+  Python object per level, and no consumer recursing without bound). `jsjson.stringify` of a
+  `Deep` is what `JSON.stringify` prints for it (`normalize`), so lengths and prices stay exact.
+"""
+from __future__ import annotations
+
+import re
+from itertools import islice
+from typing import Any
+
+MATERIALISED_DEPTH = 128
+"""Levels kept as dicts and lists; deeper containers are `Deep` values (their JSON text)."""
+
+_WS = r"[ \t\n\r]*"
+_STR = r'"(?:[^"\\\x00-\x1f]+|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"'
+_NUM = r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?"
+_OPENER = rf"(?:\[|\{{{_WS}{_STR}{_WS}:)"
+_TOKEN = re.compile(
+    rf"{_WS}(?:(?P<empty>\{{{_WS}\}})|(?P<open>\[+|{_OPENER}(?:{_WS}{_OPENER})*)"
+    rf"|(?P<close>[\]}}]+|[\]}}](?:{_WS}[\]}}])*)|(?P<key>,{_WS}{_STR}{_WS}:)|(?P<comma>,)"
+    rf"|(?P<scalar>{_STR}|{_NUM}|true|false|null))")
+_OPENER_RE = re.compile(_OPENER)
+_CLOSER_RE = re.compile(r"[\]}]")
+_STR_RE = re.compile(_STR)
+_STR_OR_WS = re.compile(rf"{_STR}|[ \t\n\r]+")
+_TRAILING_WS = re.compile(_WS)
+_NOT_CANONICAL = re.compile(r"[ \t\n\r\\]|[0-9][.eE]|-0")
+_KINDS = str.maketrans({"]": "[", "}": "{"})
+
+_VALUE, _VALUE_OR_CLOSE, _AFTER = 0, 1, 2
+
+
+class DeepSyntaxError(ValueError):
+    """The text is not JSON (raised with the position, like the stdlib's message)."""
+
+
+def _openers(run: str) -> str:
+    """The ``[``/``{`` kinds of an opener run, outermost first."""
+    if '"' not in run:
+        return run.replace(" ", "").replace("\t", "").replace("\n", "").replace("\r", "")
+    return "".join(c for c in _STR_RE.sub("", run) if c in "[{")
+
+
+def scan(text: str, cap: int = MATERIALISED_DEPTH) -> list[tuple[int, int]]:
+    """Validate `text` as one JSON value; return the ``[start, end)`` spans of the containers
+    that begin at depth `cap` (0 = top level). Raises `DeepSyntaxError`."""
+    depth = 0
+    kinds = bytearray()            # the open containers' kinds, one byte per level
+    state = _VALUE
+    spans: list[tuple[int, int]] = []
+    span_start = -1
+    pos, size = 0, len(text)
+    match = _TOKEN.match
+    while True:
+        m = match(text, pos)
+        if m is None or m.end() == m.start() and pos < size:
+            if state == _AFTER and depth == 0 and _TRAILING_WS.match(text, pos).end() == size:
+                break
+            raise DeepSyntaxError(f"unexpected token at char {pos}")
+        group = m.lastgroup
+        start, pos = m.start(group), m.end()
+        if group == "scalar" or group == "empty":
+            if state == _AFTER:
+                raise DeepSyntaxError(f"unexpected value at char {start}")
+            if group == "empty" and depth == cap:
+                spans.append((start, pos))
+            state = _AFTER
+        elif group == "open":
+            if state == _AFTER:
+                raise DeepSyntaxError(f"unexpected container at char {start}")
+            run = m.group(group)
+            opened = _openers(run)
+            if depth <= cap < depth + len(opened):
+                nth = next(islice(_OPENER_RE.finditer(run), cap - depth, None))
+                span_start = start + nth.start()
+            kinds += opened.encode("ascii")
+            depth += len(opened)
+            state = _VALUE_OR_CLOSE if opened[-1] == "[" else _VALUE
+        elif group == "close":
+            if state == _VALUE:
+                raise DeepSyntaxError(f"unexpected close at char {start}")
+            run = m.group(group)
+            closed = run.translate(_KINDS).replace(" ", "").replace("\t", "").replace(
+                "\n", "").replace("\r", "")
+            if state == _VALUE_OR_CLOSE and closed[0] != "[":
+                raise DeepSyntaxError(f"unexpected close at char {start}")
+            count = len(closed)
+            if count > depth or kinds[depth - count:].decode("ascii") != closed[::-1]:
+                raise DeepSyntaxError(f"mismatched close at char {start}")
+            if depth - count <= cap < depth:
+                nth = next(islice(_CLOSER_RE.finditer(run), depth - 1 - cap, None))
+                spans.append((span_start, start + nth.end()))
+            del kinds[depth - count:]
+            depth -= count
+            state = _AFTER
+        elif group == "key":
+            if state != _AFTER or depth == 0 or kinds[-1] != ord("{"):
+                raise DeepSyntaxError(f"unexpected key at char {start}")
+            state = _VALUE
+        else:  # comma
+            if state != _AFTER or depth == 0 or kinds[-1] != ord("["):
+                raise DeepSyntaxError(f"unexpected comma at char {start}")
+            state = _VALUE
+        if depth == 0 and state == _AFTER:
+            if _TRAILING_WS.match(text, pos).end() != size:
+                raise DeepSyntaxError(f"unexpected data after JSON value at char {pos}")
+            break
+    return spans
+
+
+def loads_deep(text: str) -> Any:
+    """`JSON.parse(text)` for a text too deep for the recursive parsers (see the module doc)."""
+    from workbench.io import jsjson
+    spans = scan(text)
+    if not spans:
+        return jsjson.slow_loads(text)
+    marker = "\x00deep\x00"
+    while marker in text:
+        marker += "\x00"
+    pieces, deep, last = [], {}, 0
+    for k, (start, end) in enumerate(spans):
+        key = f"{marker}{k}"
+        deep[key] = jsjson.Deep(text[start:end])
+        pieces += [text[last:start], jsjson.stringify(key)]
+        last = end
+    pieces.append(text[last:])
+    value = jsjson.slow_loads("".join(pieces))
+    return _restore(value, deep)
+
+
+def _restore(value: Any, deep: dict[str, Any]) -> Any:
+    """Put the `Deep` values back where their markers are (at most `MATERIALISED_DEPTH` levels)."""
+    if type(value) is str:
+        return deep.get(value, value)
+    if type(value) is list:
+        return [_restore(v, deep) for v in value]
+    if type(value) is dict:
+        return {k: _restore(v, deep) for k, v in value.items()}
+    return value
+
+
+def normalize(text: str) -> str:
+    """`JSON.stringify(JSON.parse(text))` for a valid container text, iteratively: whitespace
+    dropped, strings and numbers in JavaScript's spelling. (Duplicate keys are kept as written.)"""
+    from workbench.io import jsjson
+    if _NOT_CANONICAL.search(text) is None:
+        return text  # no whitespace, escape or number JavaScript would spell differently
+    out: list[str] = []
+    pos, size = 0, len(text)
+    while pos < size:
+        m = _TOKEN.match(text, pos)
+        if m is None or m.end() == pos:
+            break
+        group = m.lastgroup
+        token = m.group(group)
+        if group == "scalar":
+            if token[0] == '"':
+                out.append(jsjson.stringify(jsjson.slow_loads(token)))
+            elif token[0] in "-0123456789":
+                out.append(jsjson.stringify(jsjson.slow_loads(token)))
+            else:
+                out.append(token)
+        elif group == "comma":
+            out.append(",")
+        else:
+            out.append(_STR_OR_WS.sub(_minify, token))
+        pos = m.end()
+    return "".join(out)
+
+
+def _minify(m: re.Match[str]) -> str:
+    from workbench.io import jsjson
+    token = m.group(0)
+    return jsjson.stringify(jsjson.slow_loads(token)) if token[0] == '"' else ""
+
+
+__all__ = ["MATERIALISED_DEPTH", "DeepSyntaxError", "loads_deep", "normalize", "scan"]
