@@ -217,7 +217,8 @@ class LineScanner:
         if self.stopped:
             self.input_bytes += len(chunk)
             return
-        if self.issue is not None:
+        counted = self.issue is not None  # else the lines after an issue found here count below
+        if counted:
             self._after_input += len(chunk)
             if self._after_input > AFTER_ISSUE_INPUT:
                 self._stop(f"{AFTER_ISSUE_INPUT} bytes were read after the first issue "
@@ -248,7 +249,7 @@ class LineScanner:
             if self.stopped:
                 return
             if self.issue is not None:
-                pos = self._after_issue(data, pos, chunk_start)
+                pos = self._after_issue(data, pos, chunk_start, counted)
                 break
             if newline - pos > MAX_LINE:
                 self._unparsable(chunk_start + pos)
@@ -340,22 +341,33 @@ class LineScanner:
             newline = find(b"\n", pos)
         return pos
 
-    def _after_issue(self, data: bytes, pos: int, chunk_start: int) -> int:
+    def _after_issue(self, data: bytes, pos: int, chunk_start: int, counted: bool) -> int:
         """The complete lines of `data` from `pos` once the issue exists: only lines holding one
-        of the markers are parsed; the others are counted. Returns the end of the last line."""
+        of the markers are parsed; the others are counted. Returns the end of the last line.
+        `counted`: the chunk's bytes were already charged to `AFTER_ISSUE_INPUT`."""
         end = data.rfind(b"\n") + 1
+        over = False
+        if not counted:
+            budget = AFTER_ISSUE_INPUT - self._after_input
+            if end - pos > budget:
+                end, over = max(data.rfind(b"\n", pos, pos + budget) + 1, pos), True
+            self._after_input += end - pos
         if end <= pos:
+            if over:
+                self._stop(f"{AFTER_ISSUE_INPUT} bytes were read after the first issue "
+                           "(limit AFTER_ISSUE_INPUT)", chunk_start + pos)
             return pos
         find, count = data.find, data.count
         if find(b"/", pos, end) == -1 and find(b"\\", pos, end) == -1:  # no type name, no escape
             self.line += count(b"\n", pos, end)
-            return end
-        nexts = {}
-        for marker in self._markers:
-            at = find(marker, pos, end)
-            if at != -1:
-                nexts[marker] = at
-        cursor = pos
+            nexts: dict[bytes, int] = {}
+        else:
+            nexts = {}
+            for marker in self._markers:
+                at = find(marker, pos, end)
+                if at != -1:
+                    nexts[marker] = at
+        cursor = pos if nexts else end
         while nexts and not self.stopped:
             hit = min(nexts.values())
             start = data.rfind(b"\n", cursor, hit) + 1 or cursor
@@ -375,6 +387,9 @@ class LineScanner:
                         nexts[marker] = at
         if not self.stopped:
             self.line += count(b"\n", cursor, end)
+            if over:
+                self._stop(f"{AFTER_ISSUE_INPUT} bytes were read after the first issue "
+                           "(limit AFTER_ISSUE_INPUT)", chunk_start + end)
         return end
 
     def _candidate(self, line_bytes: bytes, start: int) -> bool:
