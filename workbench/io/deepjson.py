@@ -19,6 +19,8 @@ import re
 from itertools import islice
 from typing import Any
 
+from workbench.io.jsjson import JSONError
+
 MATERIALISED_DEPTH = 128
 """Levels kept as dicts and lists; deeper containers are `Deep` values (their JSON text)."""
 
@@ -41,10 +43,6 @@ _KINDS = str.maketrans({"]": "[", "}": "{"})
 _VALUE, _VALUE_OR_CLOSE, _AFTER = 0, 1, 2
 
 
-class DeepSyntaxError(ValueError):
-    """The text is not JSON (raised with the position, like the stdlib's message)."""
-
-
 def _openers(run: str) -> str:
     """The ``[``/``{`` kinds of an opener run, outermost first."""
     if '"' not in run:
@@ -54,7 +52,7 @@ def _openers(run: str) -> str:
 
 def scan(text: str, cap: int = MATERIALISED_DEPTH) -> list[tuple[int, int]]:
     """Validate `text` as one JSON value; return the ``[start, end)`` spans of the containers
-    that begin at depth `cap` (0 = top level). Raises `DeepSyntaxError`."""
+    that begin at depth `cap` (0 = top level). Raises `workbench.io.jsjson.JSONError`."""
     depth = 0
     kinds = bytearray()            # the open containers' kinds, one byte per level
     state = _VALUE
@@ -67,18 +65,18 @@ def scan(text: str, cap: int = MATERIALISED_DEPTH) -> list[tuple[int, int]]:
         if m is None or m.end() == m.start() and pos < size:
             if state == _AFTER and depth == 0 and _TRAILING_WS.match(text, pos).end() == size:
                 break
-            raise DeepSyntaxError(f"unexpected token at char {pos}")
+            raise JSONError(f"unexpected token at char {pos}")
         group = m.lastgroup
         start, pos = m.start(group), m.end()
         if group == "scalar" or group == "empty":
             if state == _AFTER:
-                raise DeepSyntaxError(f"unexpected value at char {start}")
+                raise JSONError(f"unexpected value at char {start}")
             if group == "empty" and depth == cap:
                 spans.append((start, pos))
             state = _AFTER
         elif group == "open":
             if state == _AFTER:
-                raise DeepSyntaxError(f"unexpected container at char {start}")
+                raise JSONError(f"unexpected container at char {start}")
             run = m.group(group)
             opened = _openers(run)
             if depth <= cap < depth + len(opened):
@@ -89,15 +87,15 @@ def scan(text: str, cap: int = MATERIALISED_DEPTH) -> list[tuple[int, int]]:
             state = _VALUE_OR_CLOSE if opened[-1] == "[" else _VALUE
         elif group == "close":
             if state == _VALUE:
-                raise DeepSyntaxError(f"unexpected close at char {start}")
+                raise JSONError(f"unexpected close at char {start}")
             run = m.group(group)
             closed = run.translate(_KINDS).replace(" ", "").replace("\t", "").replace(
                 "\n", "").replace("\r", "")
             if state == _VALUE_OR_CLOSE and closed[0] != "[":
-                raise DeepSyntaxError(f"unexpected close at char {start}")
+                raise JSONError(f"unexpected close at char {start}")
             count = len(closed)
             if count > depth or kinds[depth - count:].decode("ascii") != closed[::-1]:
-                raise DeepSyntaxError(f"mismatched close at char {start}")
+                raise JSONError(f"mismatched close at char {start}")
             if depth - count <= cap < depth:
                 nth = next(islice(_CLOSER_RE.finditer(run), depth - 1 - cap, None))
                 spans.append((span_start, start + nth.end()))
@@ -106,15 +104,15 @@ def scan(text: str, cap: int = MATERIALISED_DEPTH) -> list[tuple[int, int]]:
             state = _AFTER
         elif group == "key":
             if state != _AFTER or depth == 0 or kinds[-1] != ord("{"):
-                raise DeepSyntaxError(f"unexpected key at char {start}")
+                raise JSONError(f"unexpected key at char {start}")
             state = _VALUE
         else:  # comma
             if state != _AFTER or depth == 0 or kinds[-1] != ord("["):
-                raise DeepSyntaxError(f"unexpected comma at char {start}")
+                raise JSONError(f"unexpected comma at char {start}")
             state = _VALUE
         if depth == 0 and state == _AFTER:
             if _TRAILING_WS.match(text, pos).end() != size:
-                raise DeepSyntaxError(f"unexpected data after JSON value at char {pos}")
+                raise JSONError(f"unexpected data after JSON value at char {pos}")
             break
     return spans
 
@@ -185,4 +183,4 @@ def _minify(m: re.Match[str]) -> str:
     return jsjson.stringify(jsjson.slow_loads(token)) if token[0] == '"' else ""
 
 
-__all__ = ["MATERIALISED_DEPTH", "DeepSyntaxError", "loads_deep", "normalize", "scan"]
+__all__ = ["MATERIALISED_DEPTH", "loads_deep", "normalize", "scan"]

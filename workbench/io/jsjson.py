@@ -113,11 +113,8 @@ def loads(data: bytes | bytearray | memoryview | str) -> Any:
     try:
         return slow_loads(text)
     except RecursionError:
-        from workbench.io.deepjson import DeepSyntaxError, loads_deep
-        try:
-            return loads_deep(text)
-        except DeepSyntaxError as exc:
-            raise JSONError(str(exc)) from None
+        from workbench.io.deepjson import loads_deep
+        return loads_deep(text)
 
 
 def slow_loads(text: str) -> Any:
