@@ -12,7 +12,8 @@ Every file starts as a valid v4 log written by `workbench.build` (a few turns), 
   until the documented limit (`workbench.io.scan.AFTER_ISSUE_LINES`) stops reading;
 * ``raw-garbage``: 5M garbage lines (10 MB) after the bad line;
 * ``raw-escapes``: 5M lines holding a backslash escape (each one a candidate line);
-* ``raw-long-line``: a clean log with one valid 300 MB event line (a long tool result).
+* ``raw-long-line``: a clean log with one valid 300 MB event line (a long user message);
+* ``clean``: the valid base log alone (the baseline of the benchmark).
 
 Inputs are written under `OUT` (default ``bench/out/hostile/``); `bench/bench_hostile.py` times
 ``workbench info`` on each.
@@ -92,6 +93,8 @@ def generate(out: Path) -> dict[str, Path]:
     for name, data in files.items():
         paths[name] = out / name
         paths[name].write_bytes(data)
+    paths["clean.session.v4.jsonl"] = out / "clean.session.v4.jsonl"
+    paths["clean.session.v4.jsonl"].write_bytes(b"".join(base))  # the baseline
     prefix = b"".join(base) + b"{bad line\n"
     raw = {
         "raw-garbage.session.v4.jsonl": prefix + b"x\n" * 5_000_000,
