@@ -169,10 +169,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sessions", type=int, default=2000)
     parser.add_argument("--root", type=Path, default=None)
-    parser.add_argument("--out", type=Path, default=Path("/tmp/workbench-fleet-bench"),
-                        help="where the stores are written (removed first)")
+    parser.add_argument("--out", type=Path, default=None,
+                        help="where the stores go (default /tmp/workbench-fleet-bench-<N>)")
     parser.add_argument("--only", default="export,noop,grow,queries,load",
                         help="comma-separated: export, noop, grow, queries, load")
+    parser.add_argument("--workers", default="1,2",
+                        help="worker counts of the first exports (the last one is re-exported)")
     parser.add_argument("--build-only", action="store_true", help="only write the root")
     parser.add_argument("--measure", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -189,10 +191,12 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     only = set(args.only.split(","))
     summary: dict = {"root": str(root)}
-    out = args.out
-    one, two = out / "store-w1", out / "store-w2"
+    out = args.out or Path(f"/tmp/workbench-fleet-bench-{args.sessions}")
+    counts = args.workers.split(",")
+    two = out / f"store-w{counts[-1]}"
     if "export" in only:
-        for store, workers in ((one, "1"), (two, "2")):
+        for workers in counts:
+            store = out / f"store-w{workers}"
             shutil.rmtree(store, ignore_errors=True)
             r = _run("export", str(root), str(store), workers)
             summary[f"export_w{workers}"] = r
@@ -200,12 +204,12 @@ def main(argv: list[str] | None = None) -> int:
                   f"{r['events']:,} events in {r['wall']:.1f} s "
                   f"({r['events'] / r['wall']:,.0f} events/s); peak RSS {r['peak_rss_mib']:.0f} "
                   f"MiB (parent), {r['peak_child_rss_mib']:.0f} MiB (largest worker)")
-        if "export_w1" in summary:
+        if "export_w1" in summary and "export_w2" in summary:
             speedup = summary["export_w1"]["wall"] / summary["export_w2"]["wall"]
             print(f"  2 workers vs 1: {speedup:.2f}x")
-    first = summary.get("export_w2", {}).get("wall")
+    first = summary.get(f"export_w{counts[-1]}", {}).get("wall")
     if "noop" in only:
-        r = _run("export", str(root), str(two), "2")
+        r = _run("export", str(root), str(two), counts[-1])
         summary["noop"] = r
         ratio = f" = {r['wall'] / first:.1%} of the first (target <= {TARGET_NOOP:.0%})" \
             if first else ""
@@ -214,7 +218,7 @@ def main(argv: list[str] | None = None) -> int:
     if "grow" in only:
         grown = grow(root)
         try:
-            r = _run("export", str(root), str(two), "2")
+            r = _run("export", str(root), str(two), counts[-1])
         finally:
             shrink(grown)
         summary["grow"] = r
@@ -233,7 +237,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  {name}: first {q['first']:.3f} s, best of 3 {q['best']:.3f} s, "
                   f"{q['rows']} rows (target < {TARGET_QUERY_S:.0f} s: {verdict})")
     if "load" in only:
-        tiny = make_tiny(out.parent / f"workbench-tiny-root-{args.sessions}", args.sessions)
+        tiny = make_tiny(Path(f"/tmp/workbench-tiny-root-{args.sessions}"), args.sessions)
         for workers in ("auto", "1"):
             r = _run("load", str(tiny), workers)
             summary[f"load_tiny_{workers}"] = r

@@ -167,3 +167,21 @@ def test_cli_json_summary_and_exit_codes(tmp_path: Path) -> None:
                              text=True, check=False)
     assert foreign.returncode == 2 and foreign.stderr.count("\n") == 1
     assert "Traceback" not in foreign.stderr
+
+
+def test_export_on_dask_distributed_equals_in_process(tmp_path: Path) -> None:
+    from distributed import Client, LocalCluster
+    root = tmp_path / "root"
+    paths = make_root(root, 5)
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                      dashboard_address=None) as cluster, Client(cluster) as client:
+        summary = export_store(root, tmp_path / "dask", engine="dask", client=client,
+                               progress=False)
+        assert summary.exported == 5
+        append_turns(paths[0], 0, 4, 1)
+        again = export_store(root, tmp_path / "dask", engine="dask", client=client,
+                             progress=False)
+        assert (again.exported, again.unchanged) == (1, 4)
+        workers = client.run(lambda: __import__("os").getpid())
+    assert len(set(workers.values())) == 2
+    assert contents(tmp_path / "dask") == _fresh(root, tmp_path)
