@@ -19,7 +19,7 @@ the manifest), so the store depends only on the logs.
 
 Incremental: a log whose size, mtime, store format and frame schemas match its manifest is
 skipped; any other log is exported again; a log gone from the root is dropped (manifest first,
-then its partitions). Crash safety: every file is written under a dot-name and renamed into
+then its partitions). Crash safety: every file is written under ``STORE/.tmp/`` and renamed into
 place, so no reader ever sees half a file; a log's old manifest is removed before its
 partitions change and the new one is written last, so a log interrupted midway has no manifest
 and the next run exports it again. Leftover temporary files and orphan partitions are removed
@@ -33,6 +33,7 @@ import json
 import os
 import shutil
 import time
+import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -50,7 +51,8 @@ from workbench.frames.schema import FRAME_NAMES, SCHEMAS, SessionColumns
 
 STORE_FORMAT = 1
 """Layout version of the store; a manifest of another version is exported again."""
-MARKER, MANIFESTS, SCHEMA_DIR, PART = "_workbench_store.json", "_manifest", "_schema", "part-0.parquet"
+MARKER, MANIFESTS, SCHEMA_DIR, TMP = "_workbench_store.json", "_manifest", "_schema", ".tmp"
+PART = "part-0.parquet"
 PARTITION = "log"
 STORE_FRAMES: tuple[str, ...] = (*FRAME_NAMES, "sessions")
 """Frames of a store: every registered frame (``defects`` included) and ``sessions``."""
@@ -78,8 +80,10 @@ def log_id(key: str) -> str:
     return hashlib.blake2b(key.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
 
 
-def _atomic_write(path: Path, write) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+def _atomic_write(base: Path, path: Path, write) -> None:
+    """`write(tmp)` a file under ``base/.tmp/``, then rename it to `path` (same filesystem)."""
+    tmp = base / TMP / f"{path.name}.{os.getpid()}.{uuid.uuid4().hex}.tmp"
+    tmp.parent.mkdir(exist_ok=True)
     try:
         write(tmp)
         os.replace(tmp, path)
@@ -87,8 +91,9 @@ def _atomic_write(path: Path, write) -> None:
         tmp.unlink(missing_ok=True)
 
 
-def _write_json(path: Path, value: dict) -> None:
-    _atomic_write(path, lambda tmp: tmp.write_text(json.dumps(value, sort_keys=True, indent=1)))
+def _write_json(base: Path, path: Path, value: dict) -> None:
+    _atomic_write(base, path,
+                  lambda tmp: tmp.write_text(json.dumps(value, sort_keys=True, indent=1)))
 
 
 def _table(df: pd.DataFrame, key: str, schema: pa.Schema) -> pa.Table:
@@ -132,7 +137,7 @@ def export_log(path: str, store: str, key: str, fingerprint: str) -> dict[str, A
         if rows[name]:
             target.parent.mkdir(parents=True, exist_ok=True)
             table = _table(df, key, store_schema(name))
-            _atomic_write(target, lambda tmp, t=table: pq.write_table(t, tmp))
+            _atomic_write(base, target, lambda tmp, t=table: pq.write_table(t, tmp))
         else:
             target.unlink(missing_ok=True)
     manifest = {
@@ -143,7 +148,7 @@ def export_log(path: str, store: str, key: str, fingerprint: str) -> dict[str, A
         "defects": rows["defects"], "error": summary.get("error"), "rows": rows,
         "seconds": summary.get("seconds"),
     }
-    _write_json(base / MANIFESTS / f"{ident}.json", manifest)
+    _write_json(base, base / MANIFESTS / f"{ident}.json", manifest)
     return manifest
 
 
@@ -201,7 +206,7 @@ def open_store(store: str | os.PathLike, *, create: bool = False) -> Path:
         msg = f"{base}: exists and is not a workbench store (no {MARKER}); choose a new directory"
         raise StoreUnusable(msg)
     base.mkdir(parents=True, exist_ok=True)
-    _write_json(base / MARKER, {"store_format": STORE_FORMAT, "frames": list(STORE_FRAMES)})
+    _write_json(base, base / MARKER, {"store_format": STORE_FORMAT, "frames": list(STORE_FRAMES)})
     return base
 
 
@@ -221,21 +226,17 @@ def read_manifests(store: str | os.PathLike) -> dict[str, dict[str, Any]]:
 
 
 def _sweep(base: Path, keep: set[str]) -> None:
-    """Remove temporary files and partitions of logs that are not in `keep`."""
-    for name in (*STORE_FRAMES, MANIFESTS, SCHEMA_DIR):
+    """Remove what an interrupted run left (temporary files) and partitions of logs that are
+    not in `keep` (deleted logs, or logs whose first export never finished)."""
+    shutil.rmtree(base / TMP, ignore_errors=True)
+    for name in STORE_FRAMES:
         top = base / name
         if not top.is_dir():
             continue
         for entry in os.scandir(top):
-            if entry.name.startswith(".") and entry.name.endswith(".tmp"):
-                os.unlink(entry.path)
-            elif entry.is_dir() and entry.name.startswith(f"{PARTITION}="):
-                if entry.name.removeprefix(f"{PARTITION}=") not in keep:
-                    shutil.rmtree(entry.path)
-                    continue
-                for sub in os.scandir(entry.path):
-                    if sub.name.startswith(".") and sub.name.endswith(".tmp"):
-                        os.unlink(sub.path)
+            if (entry.name.startswith(f"{PARTITION}=") and entry.is_dir()
+                    and entry.name.removeprefix(f"{PARTITION}=") not in keep):
+                shutil.rmtree(entry.path)
 
 
 def _refs(root: Path) -> list[tuple[str, str]]:
@@ -320,4 +321,4 @@ def _write_schemas(base: Path) -> None:
         if target.exists() and pq.read_schema(target).remove_metadata().equals(
                 schema.remove_metadata()):
             continue
-        _atomic_write(target, lambda tmp, s=schema: pq.write_table(s.empty_table(), tmp))
+        _atomic_write(base, target, lambda tmp, s=schema: pq.write_table(s.empty_table(), tmp))
