@@ -11,6 +11,7 @@ that every exception class defined anywhere in the package is listed here and de
     ├── FoldError               a surface-fold rule broken at a seq; carries a stable `kind`
     ├── MeterError              a token meter cannot count (tokenizer files missing, bad replay)
     ├── StoreUnusable           a session store that is not one, or that another export is writing
+    ├── MigrationRefused        no exact v4 view of an older log can be built (`workbench migrate`)
     ├── caller mistakes (each also derives from the built-in a caller would catch)
     │   ├── InvalidArgument     (ValueError) a bad argument value (engine, compression, lengths)
     │   ├── UnknownName         (KeyError) an unknown frame or meter name
@@ -129,3 +130,7 @@ class PriceError(InvalidArgument):
 class StoreUnusable(WorkbenchError):
     """A session store (`workbench.frames.store`) that cannot be used: the directory holds
     something that is not a store, or another export is writing it."""
+
+
+class MigrationRefused(WorkbenchError):
+    """An older log cannot be migrated to v4 exactly as DSH 0.2.1 would (the message says why)."""

@@ -30,6 +30,7 @@ from workbench.errors import UnknownName
 from workbench.frames.quality import QualityFrames
 from workbench.frames.scan import EventScan
 from workbench.frames.source import LogPass, Passed, Riding, SurfaceArrays
+from workbench.io.generations import rules_for
 
 if TYPE_CHECKING:
     from workbench.core.compaction.audit import AuditReport
@@ -83,9 +84,8 @@ class Session(QualityFrames):
 
     @property
     def version(self) -> int:
-        """Format version the semantics follow: 4 for v4 logs, else 0 (v0 rules)."""
-        v = self.log.format_version
-        return 4 if isinstance(v, (int, float)) and v >= 4 else 0
+        """Format version the semantics follow: 4, 3 or 0 (`workbench.io.generations.rules_for`)."""
+        return rules_for(self.log.format_version)
 
     @property
     def events(self) -> Sequence[dict[str, Any]]:

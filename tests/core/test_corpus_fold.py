@@ -10,6 +10,7 @@ import pytest
 from workbench.core.surface import fold_surface
 from workbench.core.timeline import SurfaceTimeline
 from workbench.errors import FoldError
+from workbench.io.generations import rules_for
 from workbench.io.read import read_log
 
 CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"
@@ -24,7 +25,7 @@ KNOWN_BROKEN = {"apps--web--cordis-tool-round--session.jsonl": "source_seqs_not_
 
 def _load(path: Path):
     log = read_log(path)
-    return log.events, (4 if log.format_version == 4 else 0)
+    return log.events, rules_for(log.format_version)
 
 
 @needs_corpus

@@ -22,20 +22,21 @@ from workbench.core.repair import open_turn_closers
 from workbench.core.restore import RestoreError, restore_session
 from workbench.core.stored import surface_metadata_problem, validate_stored_events
 from workbench.errors import FoldError
+from workbench.io.generations import nested_streams, rules_for
 
 
 def _standalone(report) -> tuple:
     log = report.log
     events = list(log.events)
-    version = 4 if (log.format_version or 0) >= 4 else 0
+    version = rules_for(log.format_version)
     meta = log.meta if log.meta is not None else (log.header or {})
     relationships = (check_relationships(meta, events, inherited_event_count=log.inherited_event_count,
-                                         collect=True) if version == 4 else [])
+                                         collect=True, version=version) if nested_streams(version) else [])
     found = validate_stored_events(meta, events, version=version, location=log.path, collect=True)
     closers = open_turn_closers(events, "interrupted", version=version)
     try:
         resume = restore_session(events + closers, version=version,
-                                 header=log.meta if version == 4 else None,
+                                 header=log.meta if nested_streams(version) else None,
                                  inherited_event_count=log.inherited_event_count)
         resumed = (resume.nodes, resume.appended_end_seed)
     except RestoreError as exc:

@@ -28,6 +28,7 @@ from workbench.core.tokens.meters import DshMeter, get_meter, parse_meter_names
 from workbench.core.tokens.surface_prices import fold_surface_tokens, surface_shape
 from workbench.core.tokens.usage import usage_samples, usage_totals
 from workbench.errors import MeterError
+from workbench.io.generations import rules_for
 
 TOOLS = [{"name": "read", "description": "Read a file", "parameters": {"type": "object"}}]
 IMAGE = {"type": "image", "attachment": {"attachmentId": "a", "mediaType": "image/png", "bytes": 1,
@@ -362,7 +363,7 @@ def test_corpus_completed_compactions_price_exactly(shared_dir: Path) -> None:
         log = load_log(str(path))
         if not log.events:
             continue
-        version = 4 if log.format_version == 4 else 0
+        version = rules_for(log.format_version)
         tokens = LogTokens(log.events, version=version, progress=False)
         assert tokens.prices("dsh").tolist() == [node_price(e, version=version) for e in log.events]
         for row in compaction_tokens(tokens, ("dsh",)):

@@ -19,6 +19,7 @@ from workbench.cli.common import defects_code, load_or_exit
 from workbench.core.projection import derive_message
 from workbench.core.surface import fold_surface
 from workbench.errors import FoldError
+from workbench.io.generations import rules_for
 
 EXIT_OK, EXIT_FINDINGS, EXIT_UNUSABLE = 0, 1, 2
 PREVIEW = 60
@@ -72,7 +73,7 @@ def preview(message: Any, width: int = PREVIEW) -> str:
 
 
 def _version(log: Any) -> int:
-    return 4 if log.format_version == 4 else 0
+    return rules_for(log.format_version)
 
 
 def _error(kind: str, seq: Any, message: str, as_json: bool) -> int:

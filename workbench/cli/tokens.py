@@ -28,6 +28,7 @@ from workbench.core.tokens.counts import LogTokens
 from workbench.core.tokens.heuristic import derive_message
 from workbench.core.tokens.meters import parse_meter_names
 from workbench.errors import FoldError, MeterError
+from workbench.io.generations import rules_for
 
 EXIT_OK, EXIT_FINDINGS, EXIT_UNUSABLE = 0, 1, 2
 DEFAULT_METERS = "dsh,o200k,deepseek"
@@ -84,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
     at = end if args.at is None else args.at
     if not 0 <= at <= end:
         return _fail(args.path, f"--at {at} is outside the log (seqs 0..{end})")
-    version = 4 if log.format_version == 4 else 0
+    version = rules_for(log.format_version)
     try:
         fold = fold_surface(events, version=version, through=at)
     except FoldError as err:

@@ -1,6 +1,10 @@
-"""Event taxonomy of both formats: which types exist, which can join the surface.
-Layer: core. Source: v0 spec §3.1–3.2 (48 types), v4 spec §3.1–3.2 (62 types)."""
+"""Event taxonomy of the formats: which types exist, which can join the surface.
+Layer: core. Source: v0 spec §3.1–3.2 (48 types), v4 spec §3.1–3.2 (62 types). Format v3 (DSH
+0.1.5) reads with the v4 vocabulary (its logs hold `system/message`, `subagent/catalog`, nested
+streams; `workbench.io.generations.nested_streams`)."""
 from __future__ import annotations
+
+from workbench.io.generations import nested_streams
 
 KNOWN_TYPES_V4: frozenset[str] = frozenset({
     "agent-preset/selected", "agent/inbox/spliced", "approval/asked", "approval/decided",
@@ -42,11 +46,11 @@ PACKED_ROW_TAGS: frozenset[str] = frozenset({"text-chunks", "reasoning-chunks", 
 
 
 def known_types(version: int) -> frozenset[str]:
-    return KNOWN_TYPES_V4 if version >= 4 else KNOWN_TYPES_V0
+    return KNOWN_TYPES_V4 if nested_streams(version) else KNOWN_TYPES_V0
 
 
 def surface_types(version: int) -> frozenset[str]:
-    return SURFACE_TYPES_V4 if version >= 4 else SURFACE_TYPES_V0
+    return SURFACE_TYPES_V4 if nested_streams(version) else SURFACE_TYPES_V0
 
 
 def is_surface_type(event_type: object, version: int) -> bool:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from workbench.io.generations import system_node
 from workbench.io.jsjson import ABSENT, js_len, stringify
 
 _CONFIG_FIELDS = ("provider", "model", "reasoningEffort", "temperature", "maxTokens")
@@ -43,7 +44,7 @@ def canonical_header(header: Any, *, version: int) -> dict | None:
     defaults = header.get("adapterDefaults", ABSENT)
     if type(defaults) is dict and (defaults.get("reasoningEffort") is True or defaults.get("maxTokens") is True):
         out["adapterDefaults"] = defaults
-    if version < 4:
+    if not system_node(version):
         system = header.get("system", ABSENT)
         if type(system) is str and system:
             out["system"] = system

@@ -34,6 +34,7 @@ from workbench.core.repair import TRACKED, CloserTracker
 from workbench.core.restore import RestoreChecker, RestoreError, RestoreResult
 from workbench.core.stored import ShapeMemo, StoredValidator, StoredViolation
 from workbench.errors import InternalError, LogCorrupt, LogRefused
+from workbench.io.generations import nested_streams
 from workbench.io.header import HeaderResult
 from workbench.io.model import Defect, Log
 from workbench.io.read import ReadResult, scan_bytes, scan_path
@@ -116,13 +117,13 @@ class _Pipeline:
         self.store = events
         self.version = version = header.generation
         meta = header.meta if header.meta is not None else (header.raw if type(header.raw) is dict else {})
-        if version >= 4:
-            self.relationships = RelationshipChecker(meta, self._event_at, admitted=True)
-        memo = ShapeMemo(4 if version >= 4 else 0)
+        if nested_streams(version):
+            self.relationships = RelationshipChecker(meta, self._event_at, admitted=version == 4, version=version)
+        memo = ShapeMemo(version if nested_streams(version) else 0)
         self.stored = StoredValidator(meta, version=version, location=self.location, memo=memo)
         self.closers = CloserTracker(version=version)
-        self.restore = RestoreChecker(version=version, events=events, decoded=version >= 4, memo=memo,
-                                      header=header.meta if version >= 4 else None)
+        self.restore = RestoreChecker(version=version, events=events, decoded=nested_streams(version), memo=memo,
+                                      header=header.meta if nested_streams(version) else None)
         self.feeds = [start(version, events) for start in self.feeders]
         self.accept = self._accept_function()  # type: ignore[method-assign]
 
@@ -130,7 +131,7 @@ class _Pipeline:
         relationships = self.relationships
         stored, closers, restore = self.stored, self.closers, self.restore
         crash = self._crash
-        v4 = self.version >= 4
+        v4 = nested_streams(self.version)  # rows decoded by the v4 envelope decoder (v3, v4)
         known = known_types(self.version)
         to_relationships = _relationships.INTEREST if relationships is not None else frozenset()
         to_stored = _stored.CHECKED_TYPES

@@ -22,6 +22,7 @@ from typing import Any
 
 from workbench.core.events import surface_types
 from workbench.errors import FoldError
+from workbench.io.generations import nested_streams
 from workbench.io.jsjson import is_neg_zero, is_safe_int, js_str
 
 _MESSAGE_IN_MESSAGE_FIELD = frozenset({"assistant/message", "system/message", "developer/message"})
@@ -57,7 +58,7 @@ def derive_message(event: Mapping[str, Any], *, version: int,
         return data
     if etype == "tool/result":
         return data.get("message") if isinstance(data, dict) else None
-    if etype in _MESSAGE_IN_MESSAGE_FIELD and (version >= 4 or etype == "assistant/message"):
+    if etype in _MESSAGE_IN_MESSAGE_FIELD and (nested_streams(version) or etype == "assistant/message"):
         message = data.get("message") if isinstance(data, dict) else None
         if message is None or _empty_content(message):
             return None
@@ -81,7 +82,7 @@ def transcript_seqs(events: Iterable[Mapping[str, Any]], *, version: int) -> tup
     """Seqs of the append-origin transcript, in log order (reference: isAppendSurfaceEvent).
 
     In v4 the `system/message`/`developer/message` nodes are model-only context (v4 §4.9)."""
-    kinds = _TRANSCRIPT_TYPES if version >= 4 else surface_types(version)
+    kinds = _TRANSCRIPT_TYPES if nested_streams(version) else surface_types(version)
     out = []
     for event in events:
         if event.get("type") in kinds and event.get("surfaceOp") == "append":

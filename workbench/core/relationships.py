@@ -23,7 +23,9 @@ from typing import Any
 
 from workbench.core.events import KNOWN_TYPES_V4
 from workbench.core.lifecycle import RELATIONSHIP_TYPES, Lifecycle, Violation
+from workbench.core.migration import lift_event
 from workbench.io.admission_v4 import SyntaxRefusal, developer_data
+from workbench.io.generations import producer_sources
 from workbench.io.jsjson import ABSENT, is_neg_zero, is_safe_int
 
 NAME = "SessionFormatError"
@@ -144,12 +146,15 @@ class RelationshipChecker:
 
     `event_at(seq)` returns an earlier event (developer ``headerSeq``, title and command
     references). `admitted=True` skips the developer-data check already done by row admission.
+    A v3 log (`version` 3) is checked in its v4 spelling (`workbench.core.migration.lift_event`:
+    tool-role results, producer sources), as DSH 0.2.1 checks an older log after migrating it.
     """
 
     def __init__(self, meta: Mapping[str, Any] | None, event_at: Callable[[int], Any], *,
-                 admitted: bool = False) -> None:
+                 admitted: bool = False, version: int = 4) -> None:
         self.meta = meta or {}
         self.admitted = admitted
+        self.lift = not producer_sources(version)
         self.artifact_violations: list[tuple[Any, int, str]] = []
         self._wrong_session: list[Any] = []
         self._catalog: list[tuple[Any, str | None, str | None]] = []
@@ -161,11 +166,15 @@ class RelationshipChecker:
         if type(kind) is not str or kind not in KNOWN_TYPES_V4:
             return
         seq = event.get("seq")
+        if self.lift:
+            event = lift_event(event)
         self._artifact(event, kind, seq)
         self.lifecycle.accept(event, kind, seq)
 
     def accept_known(self, event: Mapping[str, Any], kind: str, seq: Any) -> None:
         """`accept` for a caller that read the event's `kind` (a known v4 type) and `seq`."""
+        if self.lift:
+            event = lift_event(event)
         if kind in _ARTIFACT or not self.admitted:
             self._artifact(event, kind, seq)
         if kind in _LIFECYCLE:
@@ -215,7 +224,8 @@ class RelationshipChecker:
 
 
 def check_relationships(meta: Mapping[str, Any] | None, events: Sequence[Mapping[str, Any]], *,
-                        inherited_event_count: int = 0, collect: bool = False) -> list[RelationshipViolation]:
+                        inherited_event_count: int = 0, collect: bool = False,
+                        version: int = 4) -> list[RelationshipViolation]:
     """The relationship violations of a v4 log (reference ``assertReleasedV4Relationships``).
 
     With ``collect=False`` at most the first violation (the reference's error); with
@@ -224,7 +234,7 @@ def check_relationships(meta: Mapping[str, Any] | None, events: Sequence[Mapping
     def event_at(seq: int) -> Any:
         return events[seq] if 0 <= seq < len(events) else None
 
-    checker = RelationshipChecker(meta, event_at)
+    checker = RelationshipChecker(meta, event_at, version=version)
     for event in events:
         checker.accept(event)
     found = checker.finish(inherited_event_count)

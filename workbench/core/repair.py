@@ -20,6 +20,8 @@ messages; v0 user-role messages wrapping one ``tool-result`` block. Crash repair
 """
 from __future__ import annotations
 
+from workbench.io.generations import tool_role
+
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
@@ -61,7 +63,7 @@ def _result_call_id(data: Any, version: int) -> Any:
     source = message.get("source")
     if type(source) is dict and "callId" in source:
         return source["callId"]
-    if version < 4:
+    if not tool_role(version):
         content = message.get("content")
         if type(content) is list and content and type(content[0]) is dict:
             return content[0].get("toolCallId")
@@ -155,7 +157,7 @@ class CloserTracker:
             started = call_seq is not None
             body = [{"type": "text", "text": text["started" if started else "notStarted"]}]
             mid = f"{cause}-tool-result-{call_id}-{seq}"
-            if self.version >= 4:
+            if tool_role(self.version):
                 message: dict[str, Any] = {"id": mid, "role": "tool", "toolCallId": call_id, "isError": True,
                                            "source": {"kind": "tool", "callId": call_id}, "content": body}
             else:

@@ -25,6 +25,7 @@ from typing import Any, Literal
 from workbench.core.header import canonical_header
 from workbench.core.timeline import SurfaceTimeline
 from workbench.errors import NotAnAttempt
+from workbench.io.generations import nested_streams, system_node
 from workbench.io.jsjson import is_safe_int
 
 _CONFIG_FIELDS = ("provider", "model", "reasoningEffort", "temperature", "maxTokens", "stop")
@@ -76,7 +77,7 @@ class AttemptCollector:
     `workbench.load` runs it while the loader scans the log."""
 
     def __init__(self, *, version: int) -> None:
-        self.v4 = version >= 4
+        self.v4 = nested_streams(version)  # v3 and v4: one settling event per attempt
         self.types = _V4_TYPES if self.v4 else _V0_TYPES
         self._chunks: list[int] = []
         self._key: tuple[Any, Any] | None = None
@@ -196,7 +197,7 @@ def rebuild_request(events: Sequence[Mapping[str, Any]], timeline: SurfaceTimeli
             for key in _CONFIG_FIELDS:
                 if key in config:
                     request[key] = config[key]
-        if version < 4 and "system" in header:
+        if not system_node(version) and "system" in header:
             request["system"] = header["system"]
         if "tools" in header:
             request["tools"] = header["tools"]

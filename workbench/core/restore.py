@@ -33,6 +33,7 @@ from typing import Any
 from workbench.core.stored import ShapeMemo
 from workbench.core.surface import SurfaceState, apply_plan, plan_event
 from workbench.errors import FoldError, WorkbenchError
+from workbench.io.generations import nested_streams
 from workbench.io.jsjson import ABSENT, is_neg_zero, is_safe_int, js_str
 
 _ENVELOPE = frozenset(("type", "seq", "time", "data", "surfaceOp", "sourceEventSeqs", "ignorable"))
@@ -79,15 +80,16 @@ def _count(value: Any) -> bool:
     return type(value) in (int, float) and is_safe_int(value) and value >= 0
 
 
-def header_problem(header: Any, session_id: Any) -> str | None:
-    """The v4 session-level header check as the reference's message, or None."""
+def header_problem(header: Any, session_id: Any, version: int = 4) -> str | None:
+    """The v4 session-level header check as the reference's message, or None (a v3 header has
+    the same shape, with its own `version`)."""
     if type(header) is not dict:
         return "session header is not a plain JSON record"
     if "seedLength" in header:
         return 'session header has invalid field "seedLength"'
-    version = header.get("version", ABSENT)
-    if not (type(version) in (int, float) and version == 4):
-        return f"session header version must be 4, got {js_str(version)}"
+    found = header.get("version", ABSENT)
+    if not (type(found) in (int, float) and found == version):
+        return f"session header version must be {version}, got {js_str(found)}"
     if header.get("id", ABSENT) != session_id or type(header.get("id")) is not str:
         return f'session header id "{js_str(header.get("id", ABSENT))}" does not match session id "{js_str(session_id)}"'
     if not _count(header.get("createdAt", ABSENT)):
@@ -124,7 +126,7 @@ def _envelope_ok(event: Any, version: int) -> bool:
         return False
     seq, time = event.get("seq", ABSENT), event.get("time", ABSENT)
     if not (type(seq) is int and 0 <= seq <= _MAX):
-        if not (is_safe_int(seq) and seq >= 0 and (version < 4 or not is_neg_zero(seq))):
+        if not (is_safe_int(seq) and seq >= 0 and (not nested_streams(version) or not is_neg_zero(seq))):
             return False
     if not (type(time) is int and -_MAX <= time <= _MAX) and not is_safe_int(time):
         return False
@@ -152,7 +154,7 @@ def request_header_problem(event: Mapping[str, Any], *, version: int) -> str | N
                 or (defaults.get("reasoningEffort") is True and "reasoningEffort" not in config)
                 or (defaults.get("maxTokens") is True and "maxTokens" not in config)):
             return "has invalid adapterDefaults"
-    if version >= 4:
+    if nested_streams(version):
         reason = record.get("reason") if type(record) is dict else None
         if reason not in _REASONS_V4 or type(reason) is not str:
             return "has an invalid reason"
@@ -191,9 +193,8 @@ class RestoreChecker:
         self.version = version
         self.events = events
         self.header = header
-        self.decoded = decoded and version >= 4
-        fold_version = 4 if version >= 4 else 0
-        self.memo = memo if memo is not None and memo.version == fold_version else ShapeMemo(fold_version)
+        self.decoded = decoded and nested_streams(version)
+        self.memo = memo if memo is not None and memo.version == version else ShapeMemo(version)
         self.state = SurfaceState()
         self.count = 0
         self.error: RestoreError | None = None
@@ -201,9 +202,9 @@ class RestoreChecker:
         self.last_type: Any = None
         self.inherited_markers: list[int] = []
         self._enveloped = False
-        if version >= 4 and header is not None:
+        if nested_streams(version) and header is not None:
             sid = header.get("id", ABSENT) if session_id is ABSENT and type(header) is dict else session_id
-            problem = header_problem(header, sid)
+            problem = header_problem(header, sid, version)
             if problem is not None:
                 self.error = RestoreError(problem, "seed_header")
 
@@ -255,7 +256,7 @@ class RestoreChecker:
             raise RestoreError(f"seed event at index {index} has an invalid event envelope", "seed_envelope", index)
         kind = event["type"]
         data = event["data"]
-        if version >= 4:
+        if nested_streams(version):
             if kind in _LLM_TYPES_V4:
                 self._llm_shape_v4(event, kind, index)
         elif kind == "request/header" and type(data) is dict and data.get("reason") == "fallback":
@@ -265,7 +266,7 @@ class RestoreChecker:
         if seq != index:
             raise RestoreError(f"seed event at index {index} has seq {js_str(seq)} (expected {index}); "
                                "seed must be contiguous from 0", "seed_seq", index)
-        if version < 4:
+        if not nested_streams(version):
             subject = f"seed {kind} at index {index}"
             if kind == "request/header":
                 problem = request_header_problem(event, version=0)
@@ -286,7 +287,7 @@ class RestoreChecker:
                 and "sourceEventSeqs" not in event:
             return
         if (event.get("surfaceOp") == "append" and type(event["surfaceOp"]) is str
-                and kind in (_PLAIN_APPEND if self.version >= 4 else _MESSAGE_TYPES_V0)
+                and kind in (_PLAIN_APPEND if nested_streams(self.version) else _MESSAGE_TYPES_V0)
                 and type(event.get("seq")) is int and event["seq"] == index
                 and ("sourceEventSeqs" not in event or self.memo.surface(event) is None)):
             # planSurfaceEvent on a plain append (eligible type, no developer data, no projection,
@@ -330,7 +331,7 @@ class RestoreChecker:
         """The restored surface; raises the first `RestoreError`."""
         if self.error is not None:
             raise self.error
-        if self.version >= 4:
+        if nested_streams(self.version):
             seeded = self.header.get("isSeeded") is True if type(self.header) is dict else False
             if not seeded and inherited_event_count != 0:
                 raise RestoreError("unseeded session inherited event count must be 0", "seed_inherited")

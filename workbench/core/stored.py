@@ -28,7 +28,9 @@ from typing import Any, Literal
 
 from workbench.core import surface as _fold  # the fold owns the surface rules (one rule, one place)
 from workbench.core.events import known_types
+from workbench.core.migration import lift_event
 from workbench.errors import FoldError
+from workbench.io.generations import nested_streams, seq_replace_keys, tool_role
 from workbench.io.jsjson import ABSENT, is_neg_zero, is_safe_int, js_str
 
 StoredClass = Literal["corrupt", "unsupported"]
@@ -132,7 +134,7 @@ def surface_metadata_problem(event: Mapping[str, Any], *, version: int) -> FoldE
         op = fold._surface_op(event, kind, seq, version)
         if op is None:
             return None
-        if version >= 4 and op != "append" and (op["startSeq"] >= seq or op["endSeq"] >= seq):
+        if seq_replace_keys(version) and op != "append" and (op["startSeq"] >= seq or op["endSeq"] >= seq):
             return FoldError("replace_endpoints_not_earlier", seq, f"surface replace at seq {shown}: "
                              "startSeq and endSeq must reference earlier events")
         fold._check_sources(event, kind, seq, version)
@@ -150,12 +152,12 @@ def _plain_append(event: Mapping[str, Any], kind: Any, seq: int, version: int) -
     """Whether the fold's rules surely pass an append of an eligible type whose sources, if any,
     are distinct integer seqs before `seq` (a shortcut: False means "ask the fold")."""
     op = event.get("surfaceOp")
-    if not (type(op) is str and op == "append" and kind in (_SURFACE_V4 if version >= 4 else _SURFACE_V0)):
+    if not (type(op) is str and op == "append" and kind in (_SURFACE_V4 if nested_streams(version) else _SURFACE_V0)):
         return False
     sources = event.get("sourceEventSeqs", _fold._MISSING)
     if sources is _fold._MISSING:
         return True
-    if type(sources) is not list or not sources or (version >= 4 and kind == "assistant/message"):
+    if type(sources) is not list or not sources or (nested_streams(version) and kind == "assistant/message"):
         return False
     if len(sources) == 1:
         source = sources[0]
@@ -178,7 +180,7 @@ def message_shape_problem(event: Mapping[str, Any], *, version: int) -> tuple[st
     tool_block (v0), tool_ids.
     """
     kind = event.get("type")
-    roles = _ROLE_V4 if version >= 4 else _ROLE_V0
+    roles = _ROLE_V4 if tool_role(version) else _ROLE_V0
     expected = roles.get(kind) if type(kind) is str else None
     if expected is None:
         return None
@@ -207,7 +209,7 @@ def message_shape_problem(event: Mapping[str, Any], *, version: int) -> tuple[st
     call_id = source.get("callId")
     if source["kind"] != "tool" or type(call_id) is not str or not call_id:
         return "tool_source", "message must have tool source"
-    if version >= 4:
+    if tool_role(version):
         if message.get("toolCallId", ABSENT) != call_id or type(message.get("toolCallId")) is not str:
             return "tool_ids", "message has mismatched tool call ids"
         return None
@@ -227,12 +229,17 @@ _UNSET: Any = object()
 class ShapeMemo:
     """The results of `event_data_problem`, `surface_metadata_problem` and `message_shape_problem`
     for the event being checked (the last one asked about), so the stored-event validation and
-    the restore check of one event compute each rule once. Keeps a reference to that one event."""
+    the restore check of one event compute each rule once. Keeps a reference to that one event.
 
-    __slots__ = ("version", "_event", "_data", "_surface", "_shape")
+    A v3 log's data and message shapes are checked on the event in its v4 spelling
+    (`workbench.core.migration.lift_event`), as DSH 0.2.1 checks an older log after migrating it;
+    its surface metadata keeps the v3 rules."""
+
+    __slots__ = ("version", "_lift", "_event", "_data", "_surface", "_shape")
 
     def __init__(self, version: int) -> None:
         self.version = version
+        self._lift = nested_streams(version) and not tool_role(version)
         self._event: Any = None
         self._data: Any = _UNSET
         self._surface: Any = _UNSET
@@ -246,7 +253,7 @@ class ShapeMemo:
         if self._event is not event:
             self._switch(event)
         if self._data is _UNSET:
-            self._data = event_data_problem(event)
+            self._data = event_data_problem(lift_event(event) if self._lift else event)
         return self._data
 
     def surface(self, event: Mapping[str, Any]) -> FoldError | None:
@@ -260,7 +267,8 @@ class ShapeMemo:
         if self._event is not event:
             self._switch(event)
         if self._shape is _UNSET:
-            self._shape = message_shape_problem(event, version=self.version)
+            self._shape = (message_shape_problem(lift_event(event), version=4) if self._lift
+                           else message_shape_problem(event, version=self.version))
         return self._shape
 
 
@@ -309,8 +317,8 @@ class StoredValidator:
                                       f"(seq {js_str(event.get('seq', ABSENT))}) unknown to this harness and not "
                                       "marked ignorable; refusing to interpret the log \u2014 it was likely written "
                                       "by a newer harness"))
-        (self.refusals if self.version >= 4 else self.unknown).append(problem)
-        if self.version < 4 and kind in ("request/header-delta", "mode/set"):
+        (self.refusals if nested_streams(self.version) else self.unknown).append(problem)
+        if not nested_streams(self.version) and kind in ("request/header-delta", "mode/set"):
             self.refusals.append(StoredViolation(
                 event.get("seq"), "stored_vocabulary", "unsupported", "SessionFormatUnsupportedError",
                 self._unsupported(f'session "{self.session_id}" contains unsupported legacy {kind} event '
@@ -329,7 +337,7 @@ class StoredValidator:
                                       f'(seq {js_str(seq)}) with the unsupported legacy reason "fallback"; refusing '
                                       "to interpret the log \u2014 it was written by a retired pre-release harness")))
         memo = self.memo
-        if self.version >= 4:
+        if nested_streams(self.version):
             problem_text = memo.event_data(event) if kind in _DATA_TYPES else None
             if problem_text is not None:
                 self._corrupt(seq, f"session event at seq {js_str(seq)} {problem_text}")
@@ -344,7 +352,7 @@ class StoredValidator:
 
     def finish(self) -> list[StoredViolation]:
         """Every violation, the reference's error first (refusals, then per-event problems)."""
-        if self.version >= 4:
+        if nested_streams(self.version):
             return self.refusals + self.invalid
         return self.refusals + self.invalid + self.unknown
 

@@ -13,9 +13,10 @@ Order of checks (all-or-nothing per event):
 * v0: append → provenance with no shadowed nodes; replace → range (start found, end found,
   start <= end positionally) → provenance covering the shadowed nodes → tool/result rewrite
   (only `message.content[0].content` may differ);
-* v4: replace endpoints earlier than the event → provenance (never on assistant/message, never
-  empty) → developer/message data and `headerSeq` → `image/offload` projection → append, or
-  replace: range → coverage → tool/result rewrite (only `message.content` may differ) →
+* v4 (and v3, DSH 0.1.5): replace endpoints earlier than the event → provenance (never on
+  assistant/message, never empty) → developer/message data and `headerSeq` → `image/offload`
+  projection → append, or replace: range → coverage → tool/result rewrite (v4: only
+  `message.content` may differ; v3 wraps results like v0: only the wrapped block's `content`) →
   protected system head.
 
 A violation raises `FoldError(kind, seq, message)` with the reference's exact message; `seq` is the
@@ -33,6 +34,7 @@ from typing import Any, Literal
 from workbench.core.events import known_types, surface_types
 from workbench.core.projection import image_offload_messages
 from workbench.errors import FoldError
+from workbench.io.generations import nested_streams, seq_replace_keys, tool_role
 from workbench.io.jsjson import deep_equal, is_neg_zero, is_number, is_safe_int, js_str
 
 # -- results -----------------------------------------------------------------------------------
@@ -116,7 +118,7 @@ def _is_event_seq(value: Any, version: int) -> bool:
     """isEventSeq: a non-negative safe integer; v4 also refuses -0 (v0 accepts it: -0 >= 0)."""
     if not is_safe_int(value) or value < 0:
         return False
-    return version < 4 or not is_neg_zero(value)
+    return not nested_streams(version) or not is_neg_zero(value)
 
 
 def _event_at(events: Sequence[Mapping[str, Any]], seq: Any, base_seq: int) -> Any:
@@ -143,10 +145,10 @@ def _spread(value: Any) -> dict:
 def _surface_op(event: Mapping[str, Any], etype: Any, seq: int, version: int) -> Any:
     """surfaceOpOf: None (no surface op), "append", or the validated replace object."""
     is_str = type(etype) is str
-    if not (is_str and etype in (_SURFACE_V4 if version >= 4 else _SURFACE_V0)):
+    if not (is_str and etype in (_SURFACE_V4 if nested_streams(version) else _SURFACE_V0)):
         if "surfaceOp" not in event and "sourceEventSeqs" not in event:
             return None
-        if (version >= 4 and not (is_str and etype in known_types(version))
+        if (nested_streams(version) and not (is_str and etype in known_types(version))
                 and event.get("ignorable") is True):
             return None
         name = js_str(etype)
@@ -167,7 +169,7 @@ def _surface_op(event: Mapping[str, Any], etype: Any, seq: int, version: int) ->
     if not isinstance(op, dict):
         raise FoldError("invalid_surface_op", seq,
                         f'session event "{name}" carries an invalid surfaceOp')
-    start_key, end_key = ("startSeq", "endSeq") if version >= 4 else ("start", "end")
+    start_key, end_key = ("startSeq", "endSeq") if seq_replace_keys(version) else ("start", "end")
     if not (len(op) == 3 and "op" in op and start_key in op and end_key in op
             and op["op"] == "replace" and type(op["op"]) is str
             and _is_event_seq(op[start_key], version) and _is_event_seq(op[end_key], version)):
@@ -180,7 +182,7 @@ def _check_sources(event: Mapping[str, Any], etype: Any, seq: int, version: int)
     """Provenance of one event (assertSourceEventReferences / assertProvenance) without coverage.
     Returns the cited seqs, or None when the field is absent."""
     raw = event.get("sourceEventSeqs", _MISSING)
-    if version >= 4 and etype == "assistant/message" and raw is not _MISSING:
+    if nested_streams(version) and etype == "assistant/message" and raw is not _MISSING:
         raise FoldError("assistant_source_seqs", seq, "assistant/message embeds its source "
                         "stream and cannot carry sourceEventSeqs")
     if raw is _MISSING:
@@ -189,7 +191,7 @@ def _check_sources(event: Mapping[str, Any], etype: Any, seq: int, version: int)
         raise FoldError("source_seqs_not_array", seq,
                         f"sourceEventSeqs on event at seq {seq} must be an array when present")
     if not raw:
-        if version >= 4:
+        if nested_streams(version):
             raise FoldError("source_seqs_empty", seq, "sourceEventSeqs must not be empty")
         if etype != "assistant/message":
             raise FoldError("source_seqs_empty", seq,
@@ -307,7 +309,7 @@ def _rewrite_rest(data: Any, version: int) -> dict:
     first block's `content`, later blocks dropped)."""
     rest = _spread(data)
     message = _spread(rest.get("message"))
-    if version >= 4:
+    if tool_role(version):
         message["content"] = None
     else:
         content = message.get("content")
@@ -365,7 +367,7 @@ def plan_event(state: SurfaceState, event: Mapping[str, Any], expected_seq: int,
                         f"session event seq {shown} is not contiguous; expected {seq}")
     etype = event.get("type")
     op = _surface_op(event, etype, seq, version)
-    if version < 4:
+    if not nested_streams(version):
         if op is None:
             return None
         if op == "append":

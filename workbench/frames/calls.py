@@ -28,6 +28,7 @@ from workbench.core.tokens.heuristic import estimate_header
 from workbench.frames.columns import DURATION, TIME, Column, Columns, frame
 from workbench.frames.preview import clip
 from workbench.frames.scan import as_int
+from workbench.io.generations import nested_streams
 
 if TYPE_CHECKING:
     from workbench.frames.source import FrameSource
@@ -216,7 +217,7 @@ def tool_calls_frame(session: FrameSource) -> pd.DataFrame:
 def _stream_start(session: FrameSource, seq: int, chunk_seqs: tuple[int, ...]) -> int | None:
     if not session.has_times:
         return None
-    if session.version < 4:
+    if not nested_streams(session.version):
         return session.scan.time[chunk_seqs[0]] if chunk_seqs else None
     return session.scan.stream_start.get(seq)
 
@@ -315,7 +316,7 @@ def requests_frame(session: FrameSource) -> pd.DataFrame:
         sample = usage.get(a.seq)
         values = {
             "seq": a.seq, "kind": a.kind, "turn": as_int(a.turn), "step": as_int(a.step),
-            "message_seq": a.message_seq, "chunks": len(a.chunk_seqs) if version < 4 else None,
+            "message_seq": a.message_seq, "chunks": len(a.chunk_seqs) if not nested_streams(version) else None,
             "stream_start": start, "settled": settled,
             "stream_duration": settled - start if start is not None and settled is not None
             else None,

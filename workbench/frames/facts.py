@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from workbench.frames.preview import clip
+from workbench.io.generations import tool_role
 
 INT_LIMIT = 2**62
 """Integers kept in int64 arrays; anything larger (never a real seq, time or turn) is missing."""
@@ -34,7 +35,7 @@ def result_fields(message: Any, version: int) -> tuple[str | None, bool | None]:
     v4 §3.8; v0: the one wrapped `tool-result` block, v0 §3.8)."""
     if type(message) is not dict:
         return None, None
-    if version >= 4:
+    if tool_role(version):
         cid, err = message.get("toolCallId"), message.get("isError")
     else:
         content = message.get("content")

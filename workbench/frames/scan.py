@@ -35,6 +35,7 @@ from workbench.errors import InternalError
 from workbench.frames.columns import TextBuilder
 from workbench.frames.facts import INT_LIMIT, as_int, stream_start, tool_fact
 from workbench.frames.preview import event_preview
+from workbench.io.generations import nested_streams
 
 _NONE = -(2**63)
 
@@ -226,7 +227,7 @@ class EventScanner:
         state = [_NONE, _NONE]  # open turn, open step
         facts, starts = self._tool_facts, self._stream_start
         fact_types = frozenset({"assistant/message", "tool/call", "tool/result"})
-        stream_types = frozenset({"assistant/message", "assistant/attempt"}) if version >= 4 \
+        stream_types = frozenset({"assistant/message", "assistant/attempt"}) if nested_streams(version) \
             and has_times else frozenset()
 
         def feed(event: Mapping[str, Any]) -> None:

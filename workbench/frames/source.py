@@ -22,6 +22,7 @@ from workbench.core.requests import Attempt, AttemptCollector
 from workbench.core.timeline import SurfaceTimeline, TimelineBuilder
 from workbench.core.tokens.usage import USAGE_TYPES, UsageCollector, UsageSample
 from workbench.frames.scan import EventScan, EventScanner
+from workbench.io.generations import rules_for
 
 if TYPE_CHECKING:
     from workbench.core.compaction.audit import AuditReport
@@ -136,7 +137,7 @@ class Riding:
         self.passed: LogPass | None = None
 
     def start(self, version: int, events: Sequence[Mapping[str, Any]]) -> Callable[[Mapping[str, Any]], None]:
-        self.passed = LogPass(events, version=4 if version >= 4 else 0)
+        self.passed = LogPass(events, version=rules_for(version))
         return self.passed.feed
 
 

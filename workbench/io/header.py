@@ -13,10 +13,12 @@ Reference order (v0 spec §1.3, v4 spec §0.1 and §1.3; reference ``parseHeader
    v0: the header shape (unknown keys are dropped), then retired policy keys.
 
 Which reader applies is the *generation*: given by the caller, else by the file name
-(``session.jsonl`` = 0, ``session.v4.jsonl`` = 4, spec v4 §0.1 item 3), else by the header's own
-``version``. Inside a generation-0 or generation-4 file any other numeric version is refused with
-the reference texts. Generations 1-3 cannot be read exactly without the runtime's migration chain
-(spec v4 §0.4, §9.2), so they are refused as "older than the supported v4", distinct from corruption.
+(``session.jsonl`` = 0, ``session.v3.jsonl`` = 3, ``session.v4.jsonl`` = 4, spec v4 §0.1 item 3),
+else by the header's own ``version``. Inside a generation-0 or generation-4 file any other numeric
+version is refused with the reference texts. Generation 3 (DSH 0.1.5) has the v4 header shape
+(``isSeeded``, exact keys); a ``session.v3.jsonl`` holding another version is refused the same way.
+Generations 1 and 2 were never released and are refused as "older than the supported v4", distinct
+from corruption (`workbench.io.generations`).
 """
 from __future__ import annotations
 
@@ -25,11 +27,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from workbench.io import jsjson
+from workbench.io.generations import READABLE
 from workbench.io.jsjson import is_neg_zero, is_safe_int
 from workbench.io.scan import ScanIssue
-
-READABLE = (0, 4)
-"""The generations this build reads: format v0 (DSH 0.1.x) and format v4 (DSH 0.2.1)."""
 
 _NAME = re.compile(r"(?:^|[/\\_.\-])session(?:\.v([1-9][0-9]*))?\.jsonl(?:\.zstd)?$")
 
@@ -43,7 +43,7 @@ HEADER_MISSING = "empty or header-less session log"
 class HeaderResult:
     """Outcome of reading the header record.
 
-    `generation` is the reader that applies (0 or 4; for an invalid header the one its features
+    `generation` is the reader that applies (0, 3 or 4; for an invalid header the one its features
     suggest, so a lenient reader can still show the rows). `meta` is the reference's parsed header
     (``fromHeaderLine``) when the header is valid; `issue` the first problem, if any. `raw` is the
     parsed JSON value (absent when the record is missing or not JSON).
@@ -80,13 +80,17 @@ def version_refusal(session_id: Any, version: Any, *, reader: int) -> str:
     if version > 4:
         return (f'session "{sid}" uses log format v{shown}, but this harness reads only v4: '
                 "the log was written by a newer harness \u2014 upgrade the harness to open it")
+    if reader == 3:
+        return (f'session "{sid}" uses log format v{shown}, but its file is a v3 generation '
+                "(session.v3.jsonl): the file name and the header disagree")
     return (f'session "{sid}" uses log format v{shown}, older than the supported v4, '
             "and this build ships no upgrade path for it")
 
 
 def _refusal(raw: dict, version: Any, reader: int) -> ScanIssue:
     """A version refusal; kinds: v0 ``unsupported_version``, v4 ``unsupported_newer``/``_older``."""
-    kind = "unsupported_version" if reader == 0 else "unsupported_newer" if version > 4 else "unsupported_older"
+    kind = ("unsupported_version" if reader == 0 else "unsupported_newer" if version > 4
+            else "unsupported_older" if reader == 4 or version < 3 else "unsupported_generation")
     return ScanIssue(kind,
                      version_refusal(raw.get("id", jsjson.ABSENT), version, reader=reader),
                      "SessionFormatUnsupportedError", "unsupported", line=0)
@@ -133,7 +137,7 @@ def _meta(value: dict, generation: int) -> dict:
     for key in ("cwd", "parentSession"):
         if key in value:
             meta[key] = value[key]
-    if generation == 0:
+    if generation == 0:  # DSH 0.1.2 writes seedLength only in a forked child's header
         if "seedLength" in value:
             meta["seedLength"] = value["seedLength"]
     else:
@@ -186,17 +190,17 @@ def parse_header_record(record: bytes, *, generation: int | None = None,
             return HeaderResult(4, None, value, _refusal(value, version, 4))
         else:
             gen = _sniff(value) if type(value) is dict else fallback
-    if gen == 4:
+    if gen >= 3:
         if type(value) is not dict:
-            return HeaderResult(4, None, value, _invalid("corrupt session log: first line is not a JSON object",
-                                                         "header_not_object"))
-        if numeric and version != 4:
-            return HeaderResult(4, None, value, _refusal(value, version, 4))
+            return HeaderResult(gen, None, value, _invalid("corrupt session log: first line is not a JSON object",
+                                                           "header_not_object"))
+        if numeric and version != gen:
+            return HeaderResult(gen, None, value, _refusal(value, version, gen))
         if "sandboxMode" in value or "approvalPolicy" in value:
-            return HeaderResult(4, None, value, _RETIRED)
+            return HeaderResult(gen, None, value, _RETIRED)
         if not is_header_v4(value):
-            return HeaderResult(_sniff(value) if sniffed else 4, None, value, _invalid())
-        return HeaderResult(4, _meta(value, 4), value, None)
+            return HeaderResult(_sniff(value) if sniffed else gen, None, value, _invalid())
+        return HeaderResult(gen, _meta(value, gen), value, None)
     if numeric and version != 0:
         return HeaderResult(0, None, value, _refusal(value, version, 0))
     if not is_header_v0(value):

@@ -7,7 +7,7 @@ require ``seq === running count`` for every expanded event (a gap discards the w
 committed ``null`` line crashes the reference with a ``TypeError`` reading ``.seq``; that is
 reported as such, never as corruption.
 
-Two v0-only adjustments follow (they never touch runtime logs of the current shape):
+Three v0-only adjustments follow (they never touch runtime logs of the current shape):
 
 * **fixture leniency** (v0 spec §1.11): the repository's snapshot fixtures carry no ``seq``/``time``
   (packed rows no ``seq0``/``time0``). When the first body record lacks them, the file is read as
@@ -15,13 +15,18 @@ Two v0-only adjustments follow (they never touch runtime logs of the current sha
   gets ``seq0``/``time0`` before it is validated), so a row still consumes one seq per member;
 * **legacy normalization** (v0 spec §1.10): pre-identity shapes are rewritten as the real loader
   does (``legacy-message:<sessionId>:<seq>`` ids, turn-end reasons, ``steering/message``). A shape
-  that does not match a legacy pattern exactly is left as it is for validation to judge.
+  that does not match a legacy pattern exactly is left as it is for validation to judge;
+* **range pairs** (DSH 0.1.2): its writer stores ``sourceEventSeqs`` with inclusive ``[a,b]`` pairs
+  (the v4 §1.4 encoding, e.g. ``[[12,25]]`` on ``assistant/message``); a list that decodes by that
+  rule (`workbench.io.rows_v4.decode_seq_ranges`) is expanded, any other is left as written for
+  the fold to judge (a v0 reader's "must densely contain non-negative safe integers").
 """
 from __future__ import annotations
 
 from typing import Any
 
 from workbench.io.jsjson import js_str
+from workbench.io.rows_v4 import RowDecodeError, decode_seq_ranges
 from workbench.io.scan import RowIssue
 
 _ROW_TAGS = frozenset(("text-chunks", "reasoning-chunks", "tool-call-chunks"))
@@ -156,6 +161,9 @@ class V0Codec:
     # -- legacy normalization (v0 spec §1.10) --------------------------------------------------
 
     def normalize(self, event: dict) -> dict:
+        sources = event.get("sourceEventSeqs")
+        if type(sources) is list and any(type(s) is list for s in sources):
+            event = _expand_pairs(event, sources)
         kind = event.get("type")
         data = event.get("data")
         if type(data) is not dict:
@@ -247,6 +255,17 @@ class V0Codec:
 
     def reparse(self, event: dict) -> dict:
         """Re-parsed line of an unchanged event: already logical (no change was recorded)."""
+        return event
+
+
+def _expand_pairs(event: dict, sources: list) -> dict:
+    """``sourceEventSeqs`` with range pairs expanded when the list decodes (DSH 0.1.2 storage)."""
+    seq = event.get("seq")
+    if type(seq) not in (int, float) or type(seq) is bool:
+        return event
+    try:
+        return {**event, "sourceEventSeqs": decode_seq_ranges(sources, seq)}
+    except RowDecodeError:
         return event
 
 

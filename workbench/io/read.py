@@ -8,7 +8,7 @@ Pipeline (v0 spec §1.6-1.9, v4 spec §1.6-1.9), each step with the reference's 
    must be exactly the header line (`workbench.io.zstd`);
 3. the header record and the reader generation (`workbench.io.header`);
 4. the rows, through the line scanner (`workbench.io.scan`) with the generation's row codec
-   (`rows_v4.V4Codec` or `legacy.V0Codec`); zstd: every complete frame must decode and end at a
+   (`rows_v4.V4Codec`, `rows_v3.V3Codec` or `legacy.V0Codec`); zstd: every complete frame must decode and end at a
    record boundary, and a torn final frame yields what decodes;
 5. v4: the inherited ``session/end-seed`` marker must agree with the header's ``isSeeded``.
 
@@ -29,8 +29,10 @@ from typing import Any, Protocol
 from workbench.errors import LogUnreadable
 from workbench.io import zstd
 from workbench.io.header import HEADER_MISSING, HeaderResult, parse_header_record
+from workbench.io.generations import nested_streams
 from workbench.io.legacy import V0Codec
 from workbench.io.model import Defect, Log
+from workbench.io.rows_v3 import V3Codec
 from workbench.io.rows_v4 import V4Codec
 from workbench.io.scan import MAX_LINE, IssueError, LineScanner, ScanIssue
 from workbench.io.sources import BytesSource, FileSource, FrameSource
@@ -113,8 +115,8 @@ class _Reader:
             if not header.readable:
                 return False
         raw = header.raw if type(header.raw) is dict else {}
-        if header.generation == 4:
-            self.codec = V4Codec()
+        if nested_streams(header.generation):
+            self.codec = V4Codec() if header.generation == 4 else V3Codec()
             reparse = V4Codec.reparse
         else:
             sid = raw.get("id")

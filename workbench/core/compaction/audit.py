@@ -59,6 +59,7 @@ from workbench.core.relationships import check_relationships
 from workbench.core.requests import Attempt, iter_attempts
 from workbench.core.timeline import SurfaceTimeline
 from workbench.errors import FoldError
+from workbench.io.generations import nested_streams, rules_for
 from workbench.io.jsjson import ABSENT
 
 
@@ -203,13 +204,13 @@ _REQUEST_TYPES = {0: frozenset({"assistant/chunk", "assistant/message"}),
 def _protocol(events: Sequence[Mapping[str, Any]], version: int, meta: Mapping[str, Any] | None,
               inherited_event_count: int, timeline: SurfaceTimeline,
               facts: EventFacts | None = None) -> tuple[ProtocolViolation, ...]:
-    if version < 4:
+    if not nested_streams(version):
         failure = check_compaction_invariant(_invariant_events(events, timeline, facts))
         if failure is None:
             return ()
         return (ProtocolViolation(failure.seq, "compaction-invariant", failure.message),)
     return tuple(ProtocolViolation(v.seq, v.name, v.message)
-                 for v in check_relationships(meta, events,
+                 for v in check_relationships(meta, events, version=version,
                                               inherited_event_count=inherited_event_count))
 
 
@@ -238,13 +239,13 @@ def model_requests(events: Sequence[Mapping[str, Any]], *, version: int) -> list
     large log's type index without parsing (turn, step and finish are left unset: only `seq` and
     `before` are read here). v0 attempts need their chunks: `requests.iter_attempts` over a view
     that parses only assistant events."""
-    if version >= 4 and callable(getattr(events, "indexes_of_type", None)):
+    if nested_streams(version) and callable(getattr(events, "indexes_of_type", None)):
         kinds = {"assistant/message": "message", "assistant/attempt": "attempt"}
         seqs = sorted((seq, kind) for etype, kind in kinds.items()
                       for seq in events.indexes_of_type(etype))
         return [Attempt(seq, seq, kind, None, None,  # type: ignore[arg-type]
                         message_seq=seq if kind == "message" else None) for seq, kind in seqs]
-    wanted = _REQUEST_TYPES[4 if version >= 4 else 0]
+    wanted = _REQUEST_TYPES[4 if nested_streams(version) else 0]
     view = sparse(events, lambda seq, kind: kind in wanted)
     return sorted(iter_attempts(view, version=version), key=lambda a: a.before)
 
@@ -285,7 +286,7 @@ def _read_facts(found: Compactions, events: Sequence[Mapping[str, Any]], version
     plan, hidden_sets = _plan(found, events, version)
     if attempts is None and found.facts is not None and found.facts.attempts is not None:
         attempts = found.facts.attempts   # found during the fold (v0)
-    if (found.facts is None and attempts is None and version < 4
+    if (found.facts is None and attempts is None and not nested_streams(version)
             and getattr(events, "lazy", False)):
         plan.request(timeline.appended_through(timeline.end_seq))
         plan.request(r.seq for r in timeline.replacements)
@@ -376,7 +377,7 @@ def loader_protocol(log: Any) -> tuple[ProtocolViolation, ...] | None:
     """The v4 relationship violations `workbench.core.load.load_log` recorded as defects (rule
     ``relationships``; it runs them once while scanning); None for v0, whose compaction
     invariant the loader does not run."""
-    if (log.format_version or 0) < 4:
+    if not nested_streams(rules_for(log.format_version)):
         return None
     return tuple(ProtocolViolation(d.seq, "SessionFormatError", d.message)
                  for d in log.defects if d.rule == "relationships")

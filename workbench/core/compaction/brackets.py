@@ -38,6 +38,7 @@ from workbench.core.compaction.sparse import seqs_of_type, type_reader
 from workbench.core.requests import iter_attempts
 from workbench.core.timeline import SurfaceTimeline
 from workbench.core.tokens.heuristic import estimate_message, node_price
+from workbench.io.generations import nested_streams, producer_sources, seq_replace_keys
 from workbench.io.jsjson import ABSENT, deep_equal
 
 Status = Literal["completed", "failed", "interrupted", "stale"]
@@ -80,13 +81,13 @@ def replace_range(event: Mapping[str, Any], *, version: int) -> tuple[Any, Any] 
     op = event.get("surfaceOp")
     if not isinstance(op, dict):
         return None
-    keys = ("startSeq", "endSeq") if version >= 4 else ("start", "end")
+    keys = ("startSeq", "endSeq") if seq_replace_keys(version) else ("start", "end")
     return op.get(keys[0]), op.get(keys[1])
 
 
 def is_checkpoint(event: Mapping[str, Any], *, version: int) -> bool:
     """A compaction checkpoint: a replacing `user/message` whose source marks it as one."""
-    if version < 4:
+    if not producer_sources(version):  # v0, v3: {kind: "plugin", plugin: "compact"}
         return _is_v0_checkpoint(event)
     if event.get("type") != "user/message" or not isinstance(event.get("surfaceOp"), dict):
         return False
@@ -367,7 +368,7 @@ def compactions(events: Sequence[Mapping[str, Any]], *, version: int,
         ride = None
         if seqs_of_type(events, ("compaction/start",)):   # else the audit reads nothing
             facts = EventFacts.for_log(events, version=version)
-            if version < 4:   # v0 attempts need their chunks: a whole pass, this one
+            if not nested_streams(version):   # v0 attempts need their chunks: a whole pass, this one
                 ride = partial(iter_attempts, version=version)
         collecting = CollectingEvents(events, version, facts, ride)
         timeline = SurfaceTimeline(collecting, version=version)

@@ -11,6 +11,8 @@ it is stale and does not block. The scan runs backwards and stops as soon as the
 """
 from __future__ import annotations
 
+from workbench.io.generations import nested_streams
+
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -39,7 +41,7 @@ class EntryState:
 
     def as_json(self, *, version: int) -> dict[str, Any]:
         """The conformance shape (`unmatchedCompactionStartSeq` in v0, `...Start` in v4)."""
-        key = "unmatchedCompactionStart" if version >= 4 else "unmatchedCompactionStartSeq"
+        key = "unmatchedCompactionStart" if nested_streams(version) else "unmatchedCompactionStartSeq"
         return {"openTurn": self.open_turn, key: self.unmatched_start_seq,
                 "latestEndSeedSeq": self.latest_end_seed_seq, "lockActive": self.lock_active}
 

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from workbench.errors import WorkbenchError
+from workbench.io.generations import tool_role
 from workbench.io.jsjson import js_str
 
 PRUNE_MARKER = "\n\n[... tool result middle pruned ...]\n\n"
@@ -168,7 +169,7 @@ def tool_result_content(message: Any, *, version: int) -> list[Any] | None:
     content = message.get("content")
     if not isinstance(content, list):
         return None
-    if version >= 4:
+    if tool_role(version):
         return content
     if content and isinstance(content[0], dict) and content[0].get("type") == "tool-result":
         inner = content[0].get("content")

@@ -21,6 +21,7 @@ from typing import Any
 
 from workbench.core.compaction.pairing import ToolPairing
 from workbench.errors import InvalidArgument
+from workbench.io.generations import system_node
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,8 +37,8 @@ class CompactableRange:
 
 def first_compactable_index(nodes: Sequence[int], events: Sequence[Mapping[str, Any]], *,
                             version: int) -> int:
-    """1 when node 0 is a v4 `system/message` (the protected head), else 0."""
-    if version >= 4 and nodes and events[nodes[0]].get("type") == "system/message":
+    """1 when node 0 is a v3/v4 `system/message` (the protected head), else 0."""
+    if system_node(version) and nodes and events[nodes[0]].get("type") == "system/message":
         return 1
     return 0
 

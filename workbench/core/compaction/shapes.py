@@ -21,6 +21,7 @@ from typing import Any
 
 from workbench.core.compaction.brackets import CompactionRecord
 from workbench.core.compaction.prunes import PruneRecord
+from workbench.io.generations import nested_streams
 from workbench.io.jsjson import ABSENT, deep_equal
 
 _SURFACE_CHANGED = ("session surface changed during summarization", "selected span",
@@ -69,7 +70,7 @@ def bracket_json(r: CompactionRecord, *, version: int) -> dict[str, Any]:
     if r.status == "failed":
         out["error"] = r.error
         numbers = r.not_smaller
-        if version >= 4:
+        if nested_streams(version):
             if numbers is not None:
                 out["notSmaller"] = {"framed": numbers[0], "shadowed": numbers[1]}
         else:
@@ -84,7 +85,7 @@ def bracket_json(r: CompactionRecord, *, version: int) -> dict[str, Any]:
                    shadowedSeqs=None if r.logged_shadowed_seqs is None
                    else list(r.logged_shadowed_seqs),
                    shadowedTokenCount=r.logged_shadowed_tokens)
-        if version >= 4:
+        if nested_streams(version):
             span = list(r.span_seqs or ())
             out.update(
                 foldShadowedSeqs=span, meterShadowedTokens=r.span_tokens,
@@ -97,7 +98,7 @@ def bracket_json(r: CompactionRecord, *, version: int) -> dict[str, Any]:
     if r.replacement_seq is not None:
         start, end = r.replacement_range or (None, None)
         adjacent = r.summary_seq is not None and r.replacement_seq == r.summary_seq + 1
-        if version >= 4:
+        if nested_streams(version):
             out.update(replacementRange={"startSeq": start, "endSeq": end},
                        replacementAdjacentToSummary=adjacent,
                        replacementSourcesCanonical=_canonical_sources(r))
@@ -128,5 +129,5 @@ def prune_json(p: PruneRecord, *, version: int) -> dict[str, Any]:
         and deep_equal(p.logged_shadowed_tokens, p.original_tokens),
         "replacementTokens": p.replacement_tokens,
     }
-    out["originalPrice" if version >= 4 else "meterShadowedTokens"] = p.original_tokens
+    out["originalPrice" if nested_streams(version) else "meterShadowedTokens"] = p.original_tokens
     return out

@@ -36,6 +36,7 @@ from workbench.core.header import canonical_header
 from workbench.core.requests import Attempt
 from workbench.core.timeline import SurfaceTimeline
 from workbench.core.tokens.heuristic import estimate_header, estimate_message
+from workbench.io.generations import system_node
 from workbench.io.jsjson import deep_equal
 
 _CONFIG_FIELDS = ("provider", "model", "reasoningEffort", "temperature", "maxTokens", "stop")
@@ -233,7 +234,7 @@ class AuditFacts:
                     for key in _CONFIG_FIELDS:
                         if key in config:
                             request[key] = config[key]
-                if self.version < 4 and "system" in header:
+                if not system_node(self.version) and "system" in header:
                     request["system"] = header["system"]
                 if "tools" in header:
                     request["tools"] = header["tools"]

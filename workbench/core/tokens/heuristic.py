@@ -28,6 +28,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from workbench.io.generations import nested_streams, system_node, tool_role
 from workbench.io.jsjson import ABSENT, js_len, stringify
 
 CHARS_PER_TOKEN = 4
@@ -45,7 +46,7 @@ def _ceil4(n: int) -> int:
 
 def structural_json(block: Any, *, version: int) -> str:
     """The JSON text the structural arm measures (v4 images without their `offloaded` key)."""
-    if version >= 4 and type(block) is dict and block.get("type") == "image" and "offloaded" in block:
+    if nested_streams(version) and type(block) is dict and block.get("type") == "image" and "offloaded" in block:
         block = {k: v for k, v in block.items() if k != "offloaded"}
     return stringify(block)
 
@@ -72,7 +73,7 @@ def estimate_content(blocks: Any, *, version: int) -> int:
                 if type(name) is str and type(arguments) is str:
                     total += _ceil4(_ulen(name)) + _ceil4(_ulen(arguments)) + BLOCK_OVERHEAD
                     continue
-            elif btype == "tool-result" and version < 4:
+            elif btype == "tool-result" and not tool_role(version):
                 total += estimate_content(block.get("content"), version=version) + BLOCK_OVERHEAD
                 continue
         total += _structural(block, version)
@@ -97,7 +98,7 @@ def estimate_message(message: Any, *, version: int) -> int:
     """`estimateMessage`: content + role overhead; v4 system-role messages use the system rule."""
     if type(message) is not dict:
         return ROLE_OVERHEAD
-    if version >= 4 and message.get("role") == "system":
+    if system_node(version) and message.get("role") == "system":
         return estimate_system_message(message)
     return estimate_content(message.get("content"), version=version) + ROLE_OVERHEAD
 
@@ -124,7 +125,7 @@ def estimate_header(header: Any, *, version: int) -> int:
     if type(header) is not dict:
         return 0
     tools = estimate_tools(header.get("tools", ABSENT))
-    if version >= 4:
+    if system_node(version):
         return tools
     return estimate_system_text(header.get("system", ABSENT)) + tools
 
@@ -135,7 +136,7 @@ _V4_MESSAGE_TYPES = frozenset({"assistant/message", "system/message", "developer
 
 def message_types(version: int) -> frozenset[str]:
     """Event types that can project to a model message (every other event prices 0)."""
-    return (_V4_MESSAGE_TYPES if version >= 4 else _V0_MESSAGE_TYPES) | {"user/message", "tool/result"}
+    return (_V4_MESSAGE_TYPES if nested_streams(version) else _V0_MESSAGE_TYPES) | {"user/message", "tool/result"}
 
 
 def derive_message(event: Any, *, version: int) -> dict | None:
@@ -152,7 +153,7 @@ def derive_message(event: Any, *, version: int) -> dict | None:
     if etype == "tool/result":
         message = data.get("message")
         return message if type(message) is dict else None
-    if etype in (_V4_MESSAGE_TYPES if version >= 4 else _V0_MESSAGE_TYPES):
+    if etype in (_V4_MESSAGE_TYPES if nested_streams(version) else _V0_MESSAGE_TYPES):
         message = data.get("message")
         if type(message) is not dict:
             return None
@@ -174,8 +175,8 @@ def node_price(event: Any, *, version: int) -> int:
 
 def price_events(events: Sequence[Any], *, version: int) -> list[int]:
     """`node_price` of every event, in one tight loop (the whole-log hot path; same results)."""
-    v4 = version >= 4
-    wrapped = _V4_MESSAGE_TYPES if v4 else _V0_MESSAGE_TYPES
+    v4 = system_node(version)
+    wrapped = _V4_MESSAGE_TYPES if nested_streams(version) else _V0_MESSAGE_TYPES
     eligible = wrapped | {"user/message", "tool/result"}
     out = [0] * len(events)
     for i, event in enumerate(events):

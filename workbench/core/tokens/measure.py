@@ -34,6 +34,7 @@ from workbench.core.streams import AssemblyError, assemble, assemble_stream
 from workbench.core.tokens.heuristic import estimate_content, estimate_header, node_price
 from workbench.core.tokens.surface_prices import SurfacePriceFold
 from workbench.errors import MeterError
+from workbench.io.generations import nested_streams, system_node
 from workbench.io.jsjson import ABSENT, is_number, js_str
 
 
@@ -143,7 +144,7 @@ class TokenMeter:
         next_anchor = self.anchor
         if etype == "assistant/message":
             next_anchor = self._anchor_for(event, data, seq, next_header, plan)
-        if self.version < 4 and etype == "assistant/chunk":
+        if not nested_streams(self.version) and etype == "assistant/chunk":
             self._step_chunks[seq] = event
         # commit
         if etype == "step/start":
@@ -163,7 +164,7 @@ class TokenMeter:
             raise MeterError(f"token meter: assistant/message at seq {js_str(seq)} has no matching step/start event")
         own = plan.tokens if plan is not None else node_price(event, version=self.version)
         usage = _field(data, "usage")
-        if self.version >= 4:
+        if system_node(self.version):
             if usage is not ABSENT and header is not None:
                 return _Anchor(header, self.surface.surface_tokens, self._provider_v4(data), usage)
             return _Anchor(header, self.surface.surface_tokens, own, ABSENT)
@@ -226,7 +227,7 @@ class TokenMeter:
         envelope = estimate_header(header, version=self.version)
         anchor = self.anchor
         if anchor is not None and header_equals(anchor.header, header):
-            if self.version >= 4:
+            if system_node(self.version):
                 anchor_surface = anchor.surface + anchor.assistant_tokens
                 estimated = envelope + anchor_surface
                 if anchor.usage is not ABSENT and usage_total(anchor.usage) >= estimated:

@@ -38,6 +38,7 @@ from workbench.core.tokens.heuristic import (
 )
 from workbench.core.tokens.offline import deepseek_tokenizer, tiktoken_encoding
 from workbench.errors import MeterError, Unimplemented
+from workbench.io.generations import system_node, tool_role
 from workbench.io.jsjson import ABSENT, js_len, stringify
 
 BATCH_CHARS = 1 << 20
@@ -176,7 +177,7 @@ def _block_pieces(blocks: Any, version: int, out: list[str]) -> None:
                     out.append(name)
                     out.append(arguments)
                     continue
-            elif btype == "tool-result" and version < 4:
+            elif btype == "tool-result" and not tool_role(version):
                 _block_pieces(block.get("content"), version, out)
                 continue
         out.append(structural_json(block, version=version))
@@ -185,7 +186,7 @@ def _block_pieces(blocks: Any, version: int, out: list[str]) -> None:
 def _message_pieces(message: Any, version: int, out: list[str]) -> None:
     if type(message) is not dict:
         return
-    if version >= 4 and message.get("role") == "system":
+    if system_node(version) and message.get("role") == "system":
         content = message.get("content")
         for block in content if type(content) is list else ():
             if type(block) is dict and block.get("type") == "text" and type(block.get("text")) is str:
@@ -209,7 +210,7 @@ def envelope_pieces(header: Any, *, version: int) -> list[str]:
     if canonical is None:
         return []
     out = []
-    if version < 4 and type(canonical.get("system")) is str:
+    if not system_node(version) and type(canonical.get("system")) is str:
         out.append(canonical["system"])
     tools = canonical.get("tools", ABSENT)
     if tools is not ABSENT:

@@ -24,6 +24,7 @@ import numpy as np
 from workbench.core.events import surface_types
 from workbench.core.tokens.heuristic import node_price
 from workbench.errors import MeterError
+from workbench.io.generations import seq_replace_keys
 from workbench.io.jsjson import ABSENT, js_str
 
 PriceFn = Callable[[dict], int]
@@ -49,7 +50,7 @@ def replace_bounds(op: Any, *, version: int) -> tuple[Any, Any]:
         raise MeterError("Cannot read properties of null (reading 'startSeq')")
     if type(op) is not dict:
         return ABSENT, ABSENT
-    if version >= 4:
+    if seq_replace_keys(version):
         return op.get("startSeq", ABSENT), op.get("endSeq", ABSENT)
     return op.get("start", ABSENT), op.get("end", ABSENT)
 

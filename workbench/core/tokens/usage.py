@@ -22,6 +22,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from workbench.io.generations import nested_streams
 from workbench.io.jsjson import ABSENT, is_number
 
 
@@ -119,13 +120,13 @@ def _sample_of(event: dict, version: int) -> tuple[Any, str] | None:
         return None
     if etype == "assistant/message":
         usage = data.get("usage", ABSENT)
-        if usage is ABSENT and version >= 4:
+        if usage is ABSENT and nested_streams(version):
             usage = _last_stream_usage(data.get("stream"))
         return (usage, "message") if usage is not ABSENT else None
-    if etype == "assistant/attempt" and version >= 4:
+    if etype == "assistant/attempt" and nested_streams(version):
         usage = _last_stream_usage(data.get("stream"))
         return (usage, "attempt") if usage is not ABSENT else None
-    if etype == "assistant/chunk" and version < 4:
+    if etype == "assistant/chunk" and not nested_streams(version):
         chunk = data.get("chunk")
         if type(chunk) is dict and chunk.get("type") == "usage":
             return chunk.get("usage", ABSENT), "chunk"
@@ -157,7 +158,7 @@ class UsageCollector:
             return
         samples, last, version = self._samples, self._last, self.version
         etype = event.get("type")
-        if etype == "llm/retry-started" and version >= 4:
+        if etype == "llm/retry-started" and nested_streams(version):
             data = event.get("data")
             if last is not None and type(data) is dict and _same(samples[last].turn, data.get("turn")) \
                     and _same(samples[last].step, data.get("step")):

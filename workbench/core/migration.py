@@ -1,0 +1,213 @@
+"""The v3→v4 migration step of DSH 0.2.1, event by event (v4 spec §0.4, §3.5, §3.12). Layer: core.
+
+What the current runtime makes of a DSH 0.1.5 (format v3) log when it opens it: the reference for
+`workbench migrate` and `Session.migrated(4)`, checked event for event against DSH 0.2.1's own view
+of real v3 logs (the corpus' ``migrated/`` files). Per event (`lift_event`):
+
+* a ``tool/result`` message (``role: "user"`` wrapping one ``tool-result`` block) becomes a tool-role
+  message ``{role, source, toolCallId, content, isError, id}``: the wrapper's ``toolCallId``,
+  ``content`` and ``isError`` move up; other message fields are kept as ``plugin:message:<key>``,
+  other wrapper fields as ``plugin:result:<key>``;
+* every ``{kind: "plugin", plugin: NAME}`` message source becomes a producer kind (`PLUGIN_KINDS`;
+  ``@deepseek-ai/dsh-system-prompt`` is ``system-prompt`` on a system-role message and
+  ``runtime-context`` otherwise; any other NAME ``plugin:NAME``); the ``plugin`` field is dropped,
+  the other fields keep their order;
+* content blocks of unknown types are renamed ``plugin:<type>``.
+
+Across events (`migrate_v3`): a turn still open when the next ``turn/start`` comes, or when the log
+ends, and with no open step, gets ``turn/end {reason: {kind: "interrupted"}}`` (the last event's
+time), seqs are renumbered and every seq reference remapped. A turn left open inside a step has no
+documented closer: `MigrationRefused` rather than a guess. The runtime's step also adds one
+``subagent/catalog`` per child log of the same store that the parent does not list yet; DSH 0.1.5
+already logs a catalog fact for each child it creates, and this step reads the one log only.
+
+`lift_event` also serves validation: the load checks a v3 log's message shapes and lifecycle
+relationships on the lifted events, as the runtime does after migrating.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from workbench.errors import MigrationRefused
+
+SYSTEM_PROMPT_PLUGIN = "@deepseek-ai/dsh-system-prompt"
+
+PLUGIN_KINDS: dict[str, str] = {
+    "compact": "compact-checkpoint", "tools-code-mode": "ptc-mode", "tools-ptc": "ptc-mode",
+    "dsh-compaction-basic": "compact-basic",
+    **{name: name for name in (
+        "agent-instructions", "session-reference", "team-message", "goal", "skill-invocation",
+        "skill-catalog", "coordinator", "subagent-report", "subagent-settled", "webhook", "agent-message",
+        "model-selection", "plan-mode", "time-context", "tmux-context", "user-approval",
+        "repeat-tool-reminder", "tool-cordis", "cordis-host-runner", "tool-goal", "tool-jobs", "hooks-codex",
+        "hooks-claude-code", "schedule", "dsh-session-title-llm")},
+}
+"""v4 spec §3.5: the producer kind of each v3 plugin source (the system prompt is per role)."""
+
+KNOWN_BLOCKS = frozenset(("text", "reasoning", "image", "file", "tool-call", "tool-addition", "tool-removal"))
+"""Content block types v4 keeps as they are (§3.12); a wrapper ``tool-result`` is lifted, any other
+type becomes ``plugin:<type>``."""
+
+
+def lift_source(source: Any, role: Any) -> Any:
+    """A v3 message source in its v4 spelling (unchanged when it is not a plugin source)."""
+    if type(source) is not dict or source.get("kind") != "plugin" or type(source.get("plugin")) is not str:
+        return source
+    name = source["plugin"]
+    if name == SYSTEM_PROMPT_PLUGIN:
+        kind = "system-prompt" if role == "system" else "runtime-context"
+    else:
+        kind = PLUGIN_KINDS.get(name, f"plugin:{name}")
+    out: dict[str, Any] = {}
+    for key, value in source.items():
+        if key == "kind":
+            out["kind"] = kind
+        elif key != "plugin":
+            out[key] = value
+    return out
+
+
+def _blocks(content: Any) -> Any:
+    if type(content) is not list:
+        return content
+    if all(type(b) is not dict or b.get("type") in KNOWN_BLOCKS or type(b.get("type")) is not str
+           for b in content):
+        return content
+    return [{**b, "type": f"plugin:{b['type']}"} if type(b) is dict and type(b.get("type")) is str
+            and b["type"] not in KNOWN_BLOCKS else b for b in content]
+
+
+def _message(message: Any, role: Any = None) -> Any:
+    if type(message) is not dict:
+        return message
+    out = dict(message)
+    if "source" in out:
+        out["source"] = lift_source(out["source"], out.get("role", role))
+    if "content" in out:
+        out["content"] = _blocks(out["content"])
+    return out
+
+
+def lift_tool_message(message: Any) -> Any:
+    """A v3 tool result message (one wrapped ``tool-result`` block) as a v4 tool-role message."""
+    if type(message) is not dict:
+        return message
+    content = message.get("content")
+    block = content[0] if type(content) is list and len(content) == 1 else None
+    if type(block) is not dict or block.get("type") != "tool-result":
+        return _message(message)
+    out: dict[str, Any] = {"role": "tool", "source": lift_source(message.get("source"), "tool")}
+    if "toolCallId" in block:
+        out["toolCallId"] = block["toolCallId"]
+    out["content"] = _blocks(block.get("content"))
+    if "isError" in block:
+        out["isError"] = block["isError"]
+    if "id" in message:
+        out["id"] = message["id"]
+    for key, value in message.items():
+        if key not in ("role", "source", "content", "id"):
+            out[f"plugin:message:{key}"] = value
+    for key, value in block.items():
+        if key not in ("type", "toolCallId", "content", "isError"):
+            out[f"plugin:result:{key}"] = value
+    return out
+
+
+def lift_event(event: Mapping[str, Any]) -> Mapping[str, Any]:
+    """One v3 event in its v4 spelling (the same object when nothing changes)."""
+    kind = event.get("type")
+    data = event.get("data")
+    if type(data) is not dict:
+        return event
+    if kind == "user/message":
+        new = _message(data, "user")
+    elif kind == "tool/result":
+        new = {**data, "message": lift_tool_message(data.get("message"))} if "message" in data else data
+    elif kind in ("system/message", "assistant/message", "developer/message"):
+        new = {**data, "message": _message(data.get("message"))} if "message" in data else data
+    elif kind in ("agent/inbox/spliced", "session/title-llm-request"):
+        key = "inserted" if kind == "agent/inbox/spliced" else "messages"
+        messages = data.get(key)
+        new = {**data, key: [_message(m, "user") for m in messages]} if type(messages) is list else data
+    else:
+        return event
+    return event if new == data and _same_order(new, data) else {**event, "data": new}
+
+
+def _same_order(a: Any, b: Any) -> bool:
+    return a is b or (type(a) is dict and list(a) == list(b)
+                      and all(_same_order(a[k], b[k]) for k in a)) or (type(a) is not dict and a == b)
+
+
+def migrate_v3(events: Iterable[Mapping[str, Any]], *, header: Mapping[str, Any] | None = None) -> list[dict]:
+    """The v4 events DSH 0.2.1 builds from a v3 log's events (seq order); raises `MigrationRefused`."""
+    out: list[dict] = []
+    turn: Any = None
+    step_open = False
+    last_time: Any = None
+    shift = 0
+    remap: dict[int, int] = {}
+
+    def close(at: str) -> None:
+        nonlocal turn, shift
+        if step_open:
+            raise MigrationRefused(f"turn {turn} is left open inside a step {at}: DSH 0.2.1's closer for it "
+                                   "is not documented, so no exact v4 view can be built")
+        out.append({"type": "turn/end", "seq": len(out), "time": last_time,
+                    "data": {"turn": turn, "reason": {"kind": "interrupted"}}})
+        shift += 1
+        turn = None
+
+    for event in events:
+        kind = event.get("type")
+        data = event.get("data") if type(event.get("data")) is dict else {}
+        if kind == "turn/start" and turn is not None:
+            close(f"when turn {data.get('turn')} starts")
+        seq = event.get("seq")
+        lifted = dict(lift_event(event))
+        if shift:
+            lifted["seq"] = seq + shift
+            remap[seq] = seq + shift
+            lifted = _remapped(lifted, remap)
+        out.append(lifted)
+        last_time = event.get("time")
+        if kind == "turn/start":
+            turn, step_open = data.get("turn"), False
+        elif kind == "turn/end":
+            turn, step_open = None, False
+        elif kind == "step/start":
+            step_open = True
+        elif kind == "step/end":
+            step_open = False
+    if turn is not None:
+        close("at the end of the log")
+    return out
+
+
+def _remapped(event: dict, remap: Mapping[int, int]) -> dict:
+    """Seq references of a renumbered event (replace endpoints, sources, compaction ranges, titles,
+    command sources) through `remap` (seqs not in it are unchanged: they precede every shift)."""
+    def m(value: Any) -> Any:
+        return remap.get(value, value) if type(value) is int else value
+    if "sourceEventSeqs" in event and type(event["sourceEventSeqs"]) is list:
+        event["sourceEventSeqs"] = [m(s) for s in event["sourceEventSeqs"]]
+    op = event.get("surfaceOp")
+    if type(op) is dict:
+        event["surfaceOp"] = {k: (m(v) if k in ("startSeq", "endSeq") else v) for k, v in op.items()}
+    data = event.get("data")
+    if type(data) is dict:
+        new = dict(data)
+        if type(new.get("shadowedRange")) is dict:
+            new["shadowedRange"] = {k: m(v) for k, v in new["shadowedRange"].items()}
+        for key in ("shadowedSeqs", "messageSeqs"):
+            if type(new.get(key)) is list:
+                new[key] = [m(s) for s in new[key]]
+        if "sourceEventSeq" in new:
+            new["sourceEventSeq"] = m(new["sourceEventSeq"])
+        event["data"] = new
+    return event
+
+
+__all__ = ["KNOWN_BLOCKS", "MigrationRefused", "PLUGIN_KINDS", "lift_event", "lift_source", "lift_tool_message",
+           "migrate_v3"]
