@@ -119,6 +119,22 @@ class Session(QualityFrames):
         from workbench.frames.whatif import WhatIf
         return WhatIf(self)
 
+    def migrated(self, to: int = 4) -> Session:
+        """The session DSH 0.2.1 makes of this log when it opens it, read back with the v4 rules
+        (`workbench.core.migration.migrated`: exact for v3, the log itself for v4). Raises
+        `MigrationRefused` naming the reason when no exact view exists (a v0 log, a corrupt one)."""
+        from workbench.core.load import load_bytes
+        from workbench.core.migration import migrated
+        from workbench.frames.whatif import log_bytes
+        header, events = migrated(self.log, to)
+        data = log_bytes(header, events)
+        session = Session(load_bytes(data, name=f"migrated[v{to}]:{os.path.basename(self.path)}",
+                                     encoding="jsonl", generation=to))
+        session.label = f"migrated to v{to}"
+        session.branched_from = self.path
+        session.log_bytes = data
+        return session
+
     def write(self, path: str | os.PathLike) -> str:
         """Write this session's log to `path` (never over the input; `frames.whatif`)."""
         from workbench.frames.whatif import write_session

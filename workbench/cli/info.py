@@ -60,8 +60,8 @@ def _defect_json(defect: Any) -> dict:
     return out
 
 
-def summarise(log: Any, path: Path) -> dict:
-    """The JSON summary of one loaded log."""
+def summarise(log: Any, path: Path, ref: Any = None) -> dict:
+    """The JSON summary of one loaded log (`ref`: its discovery record, for the generations)."""
     counts = _type_counts(log.events)
     header = log.header if isinstance(log.header, dict) else {}
     parent = header.get("parentSession")
@@ -82,6 +82,8 @@ def summarise(log: Any, path: Path) -> dict:
                                  if isinstance(k, str) and k.startswith("compaction/")),
         "repair_closers": len(log.closers),
         "readable": readable,
+        "older_generations": [str(p) for p in getattr(ref, "older_generations", ())],
+        "notes": list(getattr(ref, "notes", ())),
     }
 
 
@@ -100,6 +102,11 @@ def _print_text(s: dict) -> None:
           f"{clean(short(s['session_id'] or '?'))}, parent {clean(short(s['parent_session'] or '-'))}")
     print(f"  {s['events']} events, {s['turns']} turns, {s['steps']} steps, "
           f"{s['compaction_events']} compaction events; verdict {s['verdict']}")
+    if s["older_generations"]:
+        names = ", ".join(clean(Path(p).name) for p in s["older_generations"])
+        print(f"  older generations kept beside it (not read): {names}")
+    for note in s["notes"]:
+        print(f"  note: {clean(note)}")
     if s["repair_closers"]:
         print(f"  open turn: crash repair would append {s['repair_closers']} closer event(s)")
     if s["event_types"]:
@@ -124,8 +131,8 @@ def _load(path: Path) -> Any:
     return load_log(path)
 
 
-def info_one(path: Path, as_json: bool) -> int:
-    """Load and print one log; returns its exit code."""
+def info_one(path: Path, as_json: bool, ref: Any = None) -> int:
+    """Load and print one log (`ref`: its discovery record); returns its exit code."""
     try:
         log = _load(path)
     except LogRefused as exc:
@@ -144,7 +151,7 @@ def info_one(path: Path, as_json: bool) -> int:
         if as_json:
             print(json.dumps({"path": str(path), "error": str(exc)}))
         return EXIT_UNUSABLE
-    summary = summarise(log, path)
+    summary = summarise(log, path, ref)
     code = _exit_code(summary)
     if as_json:
         print(json.dumps(summary, ensure_ascii=False))
@@ -173,7 +180,7 @@ def run(args: argparse.Namespace) -> int:
     codes = []
     for ref in refs:
         try:
-            code = skipped_one(ref, args.json) if ref.skipped else info_one(ref.path, args.json)
+            code = skipped_one(ref, args.json) if ref.skipped else info_one(ref.path, args.json, ref)
         except BrokenPipeError:
             raise
         except MemoryError:

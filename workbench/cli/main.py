@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from workbench import __version__
 
-SUBCOMMANDS = ("info", "fold", "audit", "probes", "tokens", "report", "lab", "export", "whatif")
+SUBCOMMANDS = ("info", "fold", "audit", "probes", "tokens", "migrate", "report", "lab", "export", "whatif")
 """Subcommand modules under `workbench.cli`, in `--help` order; absent ones are skipped."""
 
 EXIT_OK, EXIT_FINDINGS, EXIT_UNUSABLE = 0, 1, 2

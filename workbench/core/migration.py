@@ -30,6 +30,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from workbench.errors import MigrationRefused
+from workbench.io.generations import CURRENT, rules_for
 
 SYSTEM_PROMPT_PLUGIN = "@deepseek-ai/dsh-system-prompt"
 
@@ -209,5 +210,39 @@ def _remapped(event: dict, remap: Mapping[int, int]) -> dict:
     return event
 
 
-__all__ = ["KNOWN_BLOCKS", "MigrationRefused", "PLUGIN_KINDS", "lift_event", "lift_source", "lift_tool_message",
-           "migrate_v3"]
+V0_REFUSAL = (
+    "a v0 log (DSH 0.1.x) reaches v4 through the v0->v1, v1->v2 and v2->v3 steps as well: DSH 0.2.1 "
+    "renumbers every seq when it folds the assistant chunks into nested streams, and inserts "
+    "system/message nodes whose ids (v2-to-v3-system-<sha256>) hash an input that is not documented "
+    "(its own view of a log whose prompts are all equal even replaces the first one); this build cannot "
+    "reproduce that view exactly, so it prints none (open the v0 log itself, or let DSH 0.2.1 migrate it)")
+
+
+def migrated(log: Any, to: int = CURRENT) -> tuple[dict, list[dict]]:
+    """`(header, events)` of the v4 view DSH 0.2.1 builds when it opens `log` (a loaded `Log`).
+
+    A v4 log is its own view; a v3 log goes through `migrate_v3` (header: only the version
+    changes, spec §0.4). Raises `MigrationRefused`, naming the reason, for another target, a
+    refused or corrupt log (the runtime would not open it), a v0 log (`V0_REFUSAL`), and a v3 log
+    whose open turn has no documented closer."""
+    if to != CURRENT:
+        raise MigrationRefused(f"migration targets v{CURRENT} only (asked for v{to})")
+    if log.verdict == "refused" or log.header is None:
+        reason = log.defects[0].message if log.defects else "no session header"
+        raise MigrationRefused(f"the log cannot be read, so it has no v4 view: {reason}")
+    if log.verdict == "corrupt":
+        first = next((d for d in log.defects if d.severity == "corrupt"), None)
+        raise MigrationRefused("DSH refuses to open a corrupt log, so it has no v4 view"
+                               + (f": {first.rule}: {first.message}" if first is not None else ""))
+    version = rules_for(log.format_version)
+    header = dict(log.header)
+    if version == CURRENT:
+        return header, [dict(e) for e in log.events]
+    if version == 3:
+        header["version"] = CURRENT
+        return header, migrate_v3(log.events)
+    raise MigrationRefused(V0_REFUSAL)
+
+
+__all__ = ["KNOWN_BLOCKS", "PLUGIN_KINDS", "V0_REFUSAL", "lift_event", "lift_source", "lift_tool_message",
+           "migrate_v3", "migrated"]

@@ -11,8 +11,10 @@ projectKey, encodeSegment):
 * canonical file names are ``session.jsonl`` (generation 0) and ``session.vN.jsonl`` (N >= 1, no
   leading zero), each optionally ``.zstd``; anything else in a session directory (``*.tmp``
   migration files, ``session.v0.jsonl``, uppercase) is ignored;
-* the numerically highest generation of a session directory is the session's log; older
-  generations stay in place after a migration and are listed, not read;
+* the numerically highest generation of a session directory is the session's log (one listing
+  per session); older generations (DSH 0.2.1 keeps ``session.jsonl`` / ``session.v3.jsonl`` after
+  migrating them) stay in place and are named in `SessionRef.older_generations`, not read; a
+  generation file named on its own names its siblings the same way;
 * only the header is read — the first line of a raw file, or the first zstd frame (which holds
   only the header line, §1.6) — and never more than `HEADER_LIMIT` bytes of plaintext, so a
   listing stays cheap on 1.3M-event logs and bounded on hostile input;
@@ -340,6 +342,25 @@ def _session_in_dir(directory: Path, entries: list[os.DirEntry]) -> SessionRef |
     return replace(ref, older_generations=older, notes=ref.notes + tuple(notes))
 
 
+def _single_file(path: Path) -> SessionRef:
+    """One log file named on its own: a canonical generation file also names the other
+    generations beside it (older ones listed; a newer one, which is the session's log, noted)."""
+    generation = canonical_generation(path.name)
+    ref = describe(path, generation=generation)
+    if generation is None:
+        return ref
+    try:
+        siblings = [(canonical_generation(e.name), Path(e.path)) for e in _scan(path.parent)]
+    except LogUnreadable:
+        return ref
+    siblings = sorted((g, p) for g, p in siblings if g is not None and p.name != path.name)
+    older = tuple(p for g, p in siblings if g < generation)
+    newer = [p.name for g, p in siblings if g > generation]
+    notes = (f"a newer generation of this session is beside it: {newer[-1]} "
+             "(the highest generation is the session's log)",) if newer else ()
+    return replace(ref, older_generations=older, notes=ref.notes + notes)
+
+
 def _is_loose_name(name: str) -> bool:
     return (name.endswith(".jsonl") or name.endswith(".jsonl.zstd")) \
         and canonical_generation(name) is None
@@ -440,7 +461,7 @@ def find_sessions(root: str | os.PathLike | Iterable[str | os.PathLike]) -> list
                                     "or *.jsonl files)")
         elif path.exists():
             kind = special_file(path)
-            found = [describe(path) if kind is None else
+            found = [_single_file(path) if kind is None else
                      _skipped(path, f"skipped: {kind}, not a regular file (never opened)")]
         else:
             raise LogUnreadable(f"{path}: no such file or directory")
