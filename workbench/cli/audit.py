@@ -29,6 +29,7 @@ from workbench.core.compaction.brackets import compactions
 from workbench.core.quality import analyse, node_pricer, price_table, session_totals
 from workbench.core.tokens.meters import parse_meter_names
 from workbench.errors import MeterError, PriceError
+from workbench.io.generations import rules_for
 from workbench.io.jsjson import js_str, stringify
 
 EXIT_OK, EXIT_FINDINGS, EXIT_UNUSABLE = 0, 1, 2
@@ -67,7 +68,7 @@ def parse_prices(text: str | None) -> Any:
 
 def quality_json(log: Any, found: Any, meters: tuple[str, ...], prices: Any) -> dict[str, Any]:
     """The compaction-quality part of the report (module doc)."""
-    version = 4 if (log.format_version or 0) >= 4 else 0
+    version = rules_for(log.format_version)
     quality = analyse(log.events, version=version, timeline=found.timeline,
                       records=found.records)
     rows = quality.ledger(node_pricer(log.events, version=version, timeline=found.timeline,

@@ -16,6 +16,7 @@ import sys
 from typing import Any
 
 from workbench.cli.common import EXIT_OK, EXIT_UNUSABLE, clean, defects_code, load_or_exit, say
+from workbench.io.generations import rules_for
 
 
 def register(subparsers: Any) -> None:
@@ -53,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
     from workbench.core.compaction.brackets import compactions
     from workbench.core.quality import analyse
     from workbench.core.quality.probes import probe_samples
-    version = 4 if (log.format_version or 0) >= 4 else 0
+    version = rules_for(log.format_version)
     found = compactions(log.events, version=version)
     quality = analyse(log.events, version=version, timeline=found.timeline,
                       records=found.records)
