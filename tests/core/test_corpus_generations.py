@@ -241,3 +241,23 @@ def test_a_session_with_three_generations_is_listed_once(tmp_path: Path,
     summary = json.loads(capsys.readouterr().out)
     assert summary["format_version"] == 3 and summary["older_generations"] == [str(directory / "session.jsonl")]
     assert any("session.v4.jsonl" in note for note in summary["notes"])
+
+
+def test_v3_rows_refuse_what_the_v2_to_v3_step_retired() -> None:
+    header = b'{"type":"session","version":3,"id":"s","createdAt":1,"isSeeded":false,"delegationDepth":0}\n'
+
+    def load(*rows: dict) -> tuple[str, list[str]]:
+        log = load_bytes(header + b"".join(json.dumps(r).encode() + b"\n" for r in rows), name="session.v3.jsonl")
+        return log.verdict, [d.message for d in log.defects if d.severity != "warning"]
+
+    turn = {"type": "turn/start", "seq": 0, "time": 1, "data": {"turn": 1}}
+    system = {"type": "request/header", "seq": 1, "time": 1,
+              "data": {"header": {"config": {"provider": "p", "model": "m"}, "system": "x"}, "reason": "initial"}}
+    assert load(turn, system) == ("corrupt", ["format v3 request/header rejects retired header.system"])
+    dispatch = {"type": "tool/code-dispatch", "seq": 1, "time": 1, "data": {}}
+    verdict, messages = load(turn, dispatch)
+    assert verdict == "refused" and messages[0] == "format v3 rejects retired event type tool/code-dispatch"
+    # v3's own spelling of a tool result (a wrapped block, a plugin source) is not retired syntax
+    wrapped = {"type": "user/message", "seq": 1, "time": 1, "surfaceOp": "append",
+               "data": {"content": [], "source": {"kind": "plugin", "plugin": "compact"}, "role": "user", "id": "m"}}
+    assert load(turn, wrapped)[1] == []

@@ -99,3 +99,27 @@ def test_03_finds_the_interrupted_bracket(tmp_path: Path) -> None:
 ], ids=["01-own-log", "02-own-session-root", "03-own-log-without-crash"])
 def test_notebooks_accept_the_users_log(name: str, log: Path, tmp_path: Path) -> None:
     _execute(name, tmp_path, log)
+
+
+V3_CORPUS = REPO.parent / "shared" / "corpus" / "dsh-0.1.5-v3"
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not V3_CORPUS.is_dir(), reason="../shared/corpus/dsh-0.1.5-v3 is absent")
+@pytest.mark.parametrize(("name", "log"), [
+    (NAMES[0], V3_CORPUS / "dev-tool-result-prune-then-compaction__session.v3.jsonl"),
+    (NAMES[1], V3_CORPUS),
+    (NAMES[2], V3_CORPUS / "dev-killed-mid-compaction__session.v3.jsonl"),
+], ids=["01-v3-log", "02-v3-corpus", "03-v3-killed"])
+def test_notebooks_run_on_dsh_015_v3_logs(name: str, log: Path, tmp_path: Path) -> None:
+    _execute(name, tmp_path, log)
+
+
+@pytest.mark.skipif(not V3_CORPUS.is_dir(), reason="../shared/corpus/dsh-0.1.5-v3 is absent")
+def test_report_on_a_v3_log(tmp_path: Path) -> None:
+    from workbench.report import write_report
+    source = V3_CORPUS / "dev-summary-failures-then-success__session.v3.jsonl"
+    result = write_report(str(source), str(tmp_path / "report.html"))
+    page = (tmp_path / "report.html").read_text(encoding="utf-8")
+    assert result.bytes > 0 and "v3" in page
+    assert "summary is not smaller than the shadowed content" in page   # a failed bracket, in words

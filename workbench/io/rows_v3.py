@@ -46,6 +46,7 @@ def admit_row_v3(row: Any) -> None:
 class V3Codec(V4Codec):
     """`RowCodec` of format v3: the v4 row decoder with `admit_row_v3` as the screen."""
 
+    after_issue_types = frozenset(("turn/end", *SCREENED))
     __slots__ = ()
 
     def screen(self, value: Any, raw: bytes) -> None:
