@@ -21,6 +21,11 @@ documented closer: `MigrationRefused` rather than a guess. The runtime's step al
 ``subagent/catalog`` per child log of the same store that the parent does not list yet; DSH 0.1.5
 already logs a catalog fact for each child it creates, and this step reads the one log only.
 
+DSH 0.2.1's own view of a v3 log killed inside a compaction ends with that inserted ``turn/end``
+after the unclosed ``compaction/start``; the v4 relationship rules refuse a turn crossing an open
+bracket unless a later ``session/end-seed`` orphans it, so that view, read back as a v4 log, is
+corrupt (as written by DSH, which appends the end-seed only when it resumes the session).
+
 `lift_event` also serves validation: the load checks a v3 log's message shapes and lifecycle
 relationships on the lifted events, as the runtime does after migrating.
 """
