@@ -56,8 +56,7 @@ def make_root(root: Path, n: int, seed: int = 23) -> Path:
         path = b.write_to_root(root, compression="none" if grow or rng.random() < 0.5 else "zstd")
         if grow:
             _session(b, random.Random(seed * i + 1), b.seq + 300)
-            longer = b.write_to_root(grown)
-            longer.rename(longer.with_name(path.name))
+            b.write_to_root(grown, compression="none")
         if (i + 1) % 100 == 0:
             print(f"  built {i + 1}/{n} sessions", file=sys.stderr, flush=True)
     done.write_text(str(n))

@@ -32,8 +32,12 @@ from typing import Any
 
 from workbench.errors import InvalidArgument
 
-BYTES_PER_WORKER = 48 << 20
-"""Log bytes (raw, or zstd times `ZSTD_RATIO`) that make starting one more worker worth it."""
+BYTES_PER_WORKER = 4 << 20
+"""Work (plaintext log bytes, plus `SESSION_BYTES` per log) that makes starting one more worker
+worth it: a worker takes seconds to start (imports, tokenizers) and builds every frame of about
+200-400 KB of log per second."""
+SESSION_BYTES = 32 << 10
+"""The fixed cost of one log (open, header, empty frames), in bytes of work."""
 ZSTD_RATIO = 4
 """Plaintext per compressed byte assumed for ``.zstd`` logs (DSH's frames compress ~4x)."""
 MEMORY_PER_RAW_BYTE = 1.5
@@ -68,7 +72,7 @@ def plan_workers(sizes: Sequence[int], workers: int | None = None) -> int:
         return 1
     if workers is not None:
         return max(1, min(int(workers), len(sizes)))
-    by_work = -(-sum(sizes) // BYTES_PER_WORKER)
+    by_work = -(-(sum(sizes) + SESSION_BYTES * len(sizes)) // BYTES_PER_WORKER)
     by_memory = _available_memory() // memory_per_worker(sizes)
     return max(1, min(os.cpu_count() or 1, len(sizes), by_work, by_memory))
 
