@@ -6,8 +6,9 @@ Times ``workbench info PATH`` in a fresh process on each input `bench/make_hosti
 128 KiB after a bad line, a zstd bomb of candidate event lines, 5M garbage lines and 5M escape
 lines after a bad line, and a valid 300 MB line. The baseline, measured in the same run, is
 ``info`` on the clean base log (mostly interpreter and import time). Figures: wall seconds, the
-ratio to the baseline, the child's peak RSS, the exit code and the first defect's rule.
-Target: every input under 5 s.
+ratio to the baseline, the child's CPU seconds (user + system, which a machine shared with other
+jobs disturbs far less than wall time), peak RSS, the exit code and the first defect's rule.
+Target: every input under 5 s (judged on CPU time; wall time is printed beside it).
 """
 from __future__ import annotations
 
@@ -33,7 +34,7 @@ def _run(path: Path) -> dict:
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - t0
     first = err.split("first: ", 1)[1].split(":", 1)[0] if "first: " in err else "-"
-    return {"wall": wall, "rss_mib": usage.ru_maxrss / 1024,
+    return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "rss_mib": usage.ru_maxrss / 1024,
             "code": os.waitstatus_to_exitcode(status), "rule": first,
             "traceback": "Traceback" in err}
 
@@ -50,19 +51,20 @@ def main(argv: list[str]) -> int:
     names = ["clean.session.v4.jsonl", *sorted(p.name for p in out.iterdir()
                                                if p.name != "clean.session.v4.jsonl")]
     base = None
-    print(f"{'input':42} {'file MB':>9} {'wall s':>7} {'x base':>7} {'RSS MiB':>8} exit  first rule")
+    print(f"{'input':42} {'file MB':>9} {'wall s':>7} {'CPU s':>6} {'x base':>7} {'RSS MiB':>8} "
+          "exit  first rule")
     worst = 0.0
     for name in names:
         path = out / name
-        best = min((_run(path) for _ in range(args.repeat)), key=lambda r: r["wall"])
-        base = base or best["wall"]
-        worst = max(worst, best["wall"])
+        best = min((_run(path) for _ in range(args.repeat)), key=lambda r: r["cpu"])
+        base = base or best["cpu"]
+        worst = max(worst, best["cpu"])
         flag = "  TRACEBACK" if best["traceback"] else ""
-        print(f"{name:42} {path.stat().st_size / 1e6:9.2f} {best['wall']:7.2f} "
-              f"{best['wall'] / base:7.2f} {best['rss_mib']:8.0f} {best['code']:4}  "
+        print(f"{name:42} {path.stat().st_size / 1e6:9.2f} {best['wall']:7.2f} {best['cpu']:6.2f} "
+              f"{best['cpu'] / base:7.2f} {best['rss_mib']:8.0f} {best['code']:4}  "
               f"{best['rule']}{flag}")
     verdict = "met" if worst < TARGET_SECONDS else "MISSED"
-    print(f"slowest {worst:.2f} s; target < {TARGET_SECONDS:.0f} s per input: {verdict}")
+    print(f"slowest {worst:.2f} s CPU; target < {TARGET_SECONDS:.0f} s per input: {verdict}")
     return 0 if worst < TARGET_SECONDS else 1
 
 

@@ -150,7 +150,7 @@ def parse_line(line: bytes) -> Any:
     that literal (or that orjson refuses: lone surrogates, Infinity, invalid UTF-8) take the exact
     slow path of `workbench.io.jsjson`.
     """
-    if _INT_NEG_ZERO.search(line) is None:
+    if b"-" not in line or _INT_NEG_ZERO.search(line) is None:  # one byte: a memchr pass
         try:
             return orjson.loads(line)
         except orjson.JSONDecodeError:
