@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from workbench.core.compaction.anchors import KINDS
+from workbench.core.compaction.audit import paused_gc
 from workbench.core.quality import LedgerRow, Quality, analyse, session_totals
 from workbench.core.quality.citation import STATUSES
 from workbench.core.quality.ledger import SUMMED
@@ -120,8 +121,9 @@ SCHEMAS: dict[str, Columns] = {"anchors": AnchorColumns, "lifelines": LifelineCo
 def _build(columns: Columns, rows: list[dict[str, Any]]) -> pd.DataFrame:
     if not rows:
         return empty(columns)
-    source = {c.name: [r.get(c.name) for r in rows] for c in columns}
-    return frame(columns, source, len(rows))
+    with paused_gc():   # many small containers: no rescans of the loaded heap
+        source = {c.name: [r.get(c.name) for r in rows] for c in columns}
+        return frame(columns, source, len(rows))
 
 
 def _id(value: Any) -> str | None:
@@ -164,8 +166,10 @@ class QualityFrames:
 
     def anchors_df(self: FrameSource) -> pd.DataFrame:  # type: ignore[misc]
         """One row per anchor per compaction: kind, text, birth, kept / lost / invented, level."""
-        return self._cached(("anchors",), lambda: _build(AnchorColumns, anchors_rows(
-            self.quality)))
+        def build() -> pd.DataFrame:
+            with paused_gc():
+                return _build(AnchorColumns, anchors_rows(self.quality))
+        return self._cached(("anchors",), build)
 
     def citations_df(self: FrameSource) -> pd.DataFrame:  # type: ignore[misc]
         """One row per compaction with a summary: the headline score, recall and precision,
@@ -225,7 +229,8 @@ class QualityFrames:
         key = ("ledger", names, repr(prices), per)
 
         def build() -> pd.DataFrame:
-            rows = self.ledger_rows(names, prices)
+            with paused_gc():
+                rows = self.ledger_rows(names, prices)
             if per == "session":
                 return _session_ledger(rows)
             df = _build(LedgerColumns, [r.as_json() | {"compaction_id": _id(r.compaction_id)}
@@ -240,6 +245,8 @@ class QualityFrames:
         """Node prices by `meter`: the dsh price array, else the meter's whole-log count
         (computed once per session: the ledger needs most nodes of a compacted log)."""
         index = np.fromiter((int(s) for s in seqs), dtype=np.int64)
+        if meter == "dsh":     # the session's price array (-1: log-only), indexed first
+            return np.maximum(self.prices[index], 0)
         return log_prices(self, meter, progress=True)[index]
 
 

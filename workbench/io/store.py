@@ -314,6 +314,34 @@ class EventStore(Sequence):
             else:
                 yield self._reparse(value)
 
+    def iter_at(self, indexes: Sequence[int]) -> Iterator[tuple[int, dict]]:
+        """`(index, event)` for ascending `indexes`, parsing only those: windowed sequential
+        reads like `__iter__`, but the events between are neither parsed nor decoded (a
+        packed v0 row member is read by index, through the row cache)."""
+        if self._dicts is not None:
+            for index in indexes:
+                yield index, self._dicts[index]
+            return
+        window_segment, window_start, window = -1, 0, b""
+        read, inline = self._source.read, self._inline
+        offsets, lengths = self._offset, self._length
+        for index in indexes:
+            cached = inline.get(index)
+            if cached is not None:
+                yield index, cached
+                continue
+            line, member = self._locate(index)
+            if member is not None:
+                yield index, self[index]
+                continue
+            segment = self._segment_of(index)
+            offset, length = offsets[line], lengths[line]
+            if segment != window_segment or offset < window_start or offset + length > window_start + len(window):
+                window_segment, window_start = segment, offset
+                window = read(segment, offset, max(WINDOW, length))
+            yield index, self._reparse(parse_line(
+                window[offset - window_start:offset - window_start + length]))
+
     def type_of(self, index: int) -> Any:
         """The event's ``type`` without parsing it."""
         return self._types[self._type[index]]

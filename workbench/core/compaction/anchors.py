@@ -265,7 +265,7 @@ def _argument_values(arguments: Any, key: str | None = None
                      ) -> Iterable[tuple[str | None, str]]:
     if isinstance(arguments, str):
         yield key, arguments
-    elif isinstance(arguments, Mapping):
+    elif isinstance(arguments, dict):
         for k, v in arguments.items():
             yield from _argument_values(v, str(k))
     elif isinstance(arguments, list):
@@ -277,38 +277,44 @@ def message_texts(message: Any) -> list[tuple[str, str]]:
     """The scannable pieces of a model message as `(how, text)`: ``text`` (prose, reasoning,
     tool results), ``command`` (a command argument), ``user`` (the user's own words: also
     scanned for constraints). Boilerplate is left out (module doc)."""
-    if not isinstance(message, Mapping):
+    if not isinstance(message, dict):
         return []
     source = message.get("source")
-    kind = source.get("kind") if isinstance(source, Mapping) else None
+    kind = source.get("kind") if isinstance(source, dict) else None
     if kind in BOILERPLATE_SOURCES:
         return []
     prose = "user" if message.get("role") == "user" and kind in (None, "user") else "text"
     out: list[tuple[str, str]] = []
     _blocks(message.get("content"), prose, out)
     if kind in ("compact-checkpoint", "plugin") or (
-            isinstance(source, Mapping) and source.get("plugin") == "compact"):
+            isinstance(source, dict) and source.get("plugin") == "compact"):
         out = [(how, strip_checkpoint(t)) for how, t in out]
     return out
 
 
 def _blocks(content: Any, prose: str, out: list[tuple[str, str]]) -> None:
-    if isinstance(content, str):
+    if type(content) is str:
         out.append((prose, content))
         return
-    if not isinstance(content, list):
+    if type(content) is not list:
         return
+    append = out.append
     for block in content:
-        if not isinstance(block, Mapping):
+        if type(block) is not dict:
             continue
         kind = block.get("type")
-        if kind == "text" and isinstance(block.get("text"), str):
-            out.append((prose, block["text"]))
-        elif kind == "reasoning" and isinstance(block.get("text"), str):
-            out.append(("text", block["text"]))
+        if kind == "text" or kind == "reasoning":
+            text = block.get("text")
+            if type(text) is str:
+                append((prose if kind == "text" else "text", text))
         elif kind == "tool-call":
-            for key, value in _argument_values(tool_arguments(block.get("arguments"))):
-                out.append(("command" if key in COMMAND_KEYS else "text", value))
+            args = tool_arguments(block.get("arguments"))
+            if type(args) is dict and all(type(v) is str for v in args.values()):
+                for key, value in args.items():     # the common case: flat string arguments
+                    append(("command" if key in COMMAND_KEYS else "text", value))
+            else:
+                for key, value in _argument_values(args):
+                    append(("command" if key in COMMAND_KEYS else "text", value))
         elif kind == "tool-result":
             _blocks(block.get("content"), "text", out)
 
@@ -317,7 +323,7 @@ def event_texts(event: Mapping[str, Any]) -> list[tuple[str, str]]:
     """`message_texts` of the message an event carries (v0 and v4 shapes: a user message is
     its `data`, the others carry `data.message`)."""
     data = event.get("data")
-    if not isinstance(data, Mapping):
+    if not isinstance(data, dict):
         return []
     message = data if event.get("type") == "user/message" else data.get("message")
     return message_texts(message)

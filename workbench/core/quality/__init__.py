@@ -107,8 +107,10 @@ class Quality:
                           key=lambda a: a.before)
         befores = [a.before for a in attempts]
         around = [_attempt_around(attempts, befores, r) for r in self.records]
-        return ledger(self.records, self.timeline, around, self._usage, self.refetches, price,
-                      meters, price_table(prices))
+        from workbench.core.compaction.audit import paused_gc
+        with paused_gc():
+            return ledger(self.records, self.timeline, around, self._usage, self.refetches,
+                          price, meters, price_table(prices))
 
     def _usage(self, attempt: Any) -> Any:
         seq = None if attempt is None else (attempt.message_seq or attempt.seq)
@@ -141,7 +143,17 @@ def node_pricer(events: Sequence[Mapping[str, Any]], *, version: int, timeline: 
 
 def analyse(events: Sequence[Mapping[str, Any]], *, version: int, timeline: SurfaceTimeline,
             records: Sequence[Any]) -> Quality:
-    """Citation audit and re-fetches of every compaction (one in-order read of the nodes)."""
+    """Citation audit and re-fetches of every compaction (one in-order read of the nodes).
+    The cyclic GC is paused meanwhile, as during the load and the audit: the facts are many
+    small acyclic containers, and collections would rescan the whole loaded heap again and
+    again (6x the extraction's own time on the bench log)."""
+    from workbench.core.compaction.audit import paused_gc
+    with paused_gc():
+        return _analyse(events, version, timeline, records)
+
+
+def _analyse(events: Sequence[Mapping[str, Any]], version: int, timeline: SurfaceTimeline,
+             records: Sequence[Any]) -> Quality:
     stop = log_schema_words(events, seqs_of_type(events, ("request/header",)))
     reader = FactReader(events, stop)
     hidden = hidden_sets(records)

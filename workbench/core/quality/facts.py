@@ -51,14 +51,14 @@ class NodeFacts:
 
 def _message(event: Mapping[str, Any]) -> Any:
     data = event.get("data")
-    if not isinstance(data, Mapping):
+    if not isinstance(data, dict):
         return None
     return data if event.get("type") == "user/message" else data.get("message")
 
 
 def _target(arguments: Any) -> str:
     args = tool_arguments(arguments)
-    if isinstance(args, Mapping):
+    if isinstance(args, dict):
         for key in REFETCH_KEYS:
             value = args.get(key)
             if isinstance(value, str) and value:
@@ -68,13 +68,13 @@ def _target(arguments: Any) -> str:
 
 
 def _calls_and_result(message: Any) -> tuple[tuple[Call, ...], str | None]:
-    if not isinstance(message, Mapping):
+    if not isinstance(message, dict):
         return (), None
     answered = message.get("toolCallId") if isinstance(message.get("toolCallId"), str) else None
     content = message.get("content")
     calls = []
     for block in content if isinstance(content, list) else ():
-        if not isinstance(block, Mapping):
+        if not isinstance(block, dict):
             continue
         if block.get("type") == "tool-call" and isinstance(block.get("name"), str):
             cid = block.get("id") if isinstance(block.get("id"), str) else None
@@ -100,21 +100,23 @@ class FactReader:
         for piece in pieces:
             found = memo.get(piece)
             if found is None:
-                found = tuple(piece_anchors(piece[0], piece[1], stop))
+                found = tuple(dict.fromkeys(piece_anchors(piece[0], piece[1], stop)))
                 if len(piece[1]) <= MEMO_CHARS:
                     if len(memo) >= MEMO_PIECES:
                         memo.clear()
                     memo[piece] = found
-            for key in found:
-                seen[key] = None
+            if found:
+                seen.update(dict.fromkeys(found))
         return tuple(seen)
 
     def read(self, seqs: Iterable[int]) -> NodeFacts:
         """Facts of `seqs` not read yet (one in-order pass over them)."""
         facts = self.facts
         todo = sorted({s for s in seqs if s not in facts.anchors and 0 <= s < len(self.events)})
-        for seq, event in read_in_order(self.events, todo):
-            if not isinstance(event, Mapping):
+        only = getattr(self.events, "iter_at", None)     # a lazily parsed store: parse only these
+        pairs = only(todo) if callable(only) else read_in_order(self.events, todo)
+        for seq, event in pairs:
+            if not isinstance(event, dict):
                 facts.anchors[seq] = ()
                 continue
             facts.anchors[seq] = self.keys(event_texts(event))
