@@ -40,16 +40,17 @@ def test_step_back_and_forward_stop_at_the_ends(controls):
     assert controls.state.step == controls.state.last_seq
 
 
-def test_compaction_jumps_land_on_bracket_ends(controls):
+def test_compaction_jumps_stop_at_each_start_and_replacement(controls):
     visited = []
-    for _ in range(6):
+    for _ in range(10):
         controls.next_compaction.click()
         visited.append(controls.state.step)
-    # completed 23, nested 32, failed 36, manual 42, the never-closed one at its start 44
-    assert visited == [23, 32, 36, 42, 44, 44]
-    assert controls.message.value == "no next compaction from seq 44"
+    # each attempt's start, then its checkpoint (19/22, nested 28/31, manual 38/41); the
+    # failed one has no checkpoint: its end (34/36); the never-closed one only its start (44)
+    assert visited == [19, 22, 28, 31, 34, 36, 38, 41, 44, 44]
+    assert controls.message.value.startswith("no next compaction stop from seq 44")
     controls.prev_compaction.click()
-    assert controls.state.step == 42 and controls.message.value == ""
+    assert controls.state.step == 41 and controls.message.value == ""
 
 
 def test_request_jumps_land_on_model_calls(controls, session):

@@ -127,7 +127,9 @@ def test_surface_rows_show_range_lineage_tokens_and_change_marker():
     assert "replaces #148…#216 (27 nodes)" in markup
     assert "1,234" in markup
     assert 'class="wb-row wb-node wb-changed"' in markup
-    assert markup.count('data-act="select"') == 3
+    # the seq cell, the two lineage entries and the range link (to the first hidden node)
+    assert markup.count('data-act="select"') == 4
+    assert 'data-seq="148" data-act="select" title="show the range it hid"' in markup
 
 
 def test_json_html_cuts_long_strings_and_containers_visibly():

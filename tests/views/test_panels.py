@@ -11,11 +11,12 @@ import pytest
 from workbench.core.requests import rebuild_request
 from workbench.views import (BracketChart, DiffPane, Inspector, LogPane, StepState,
                              SurfacePane, TokenTimeline)
+from workbench.views.html import LogGap, LogRow
 from workbench.views.palette import STATUS_COLORS
 
 
 def rows_by_seq(pane: LogPane, step: int) -> dict:
-    return {r.seq: r for r in pane.rows(step)}
+    return {r.seq: r for r in pane.rows(step) if isinstance(r, LogRow)}
 
 
 def test_log_pane_window_follows_the_step_and_highlights_it(session):
@@ -100,7 +101,7 @@ def test_surface_pane_marks_nodes_new_since_the_previous_step(session):
     pane = SurfacePane(session, state)
     state.step = 21
     state.step = 22
-    assert 'class="wb-row wb-node wb-changed" data-seq="22"' in pane.pane.html
+    assert 'class="wb-row wb-node wb-changed wb-focus" data-seq="22"' in pane.pane.html
     assert 'class="wb-row wb-node" data-seq="2"' in pane.pane.html
     state.step = 23
     assert "wb-changed" not in pane.pane.html

@@ -23,15 +23,21 @@ def test_slider_drives_every_view(session):
     assert "event #22 · user/message" in wb.inspector.pane.html
     changed = [type(v).__name__ for v in wb.views if getattr(v, "pane", None) is not None
                and v.pane.html != before[v]]
-    assert changed == ["LogPane", "SurfacePane", "Inspector"]  # the diff waits for its steps
+    assert changed == ["LogPane", "SurfacePane", "Inspector", "DiffPane"]  # the diff follows
     assert all(v.last_error is None for v in wb.views)
 
 
 def test_next_compaction_shows_the_shadowed_range(session):
     wb = Workbench(session)
     wb.controls.next_compaction.click()
-    assert wb.state.step == 23
-    assert "hidden by #22" in wb.log_pane.pane.html
+    assert wb.state.step == 19                       # the bracket's start
+    wb.controls.next_compaction.click()
+    assert wb.state.step == 22                       # its checkpoint: the whole hidden range
+    hidden = session.timeline.replacement_by_seq[22].shadowed
+    for seq in hidden:
+        assert (f'class="wb-row wb-click wb-shadowed" data-seq="{seq}" data-act="step">'
+                in wb.log_pane.pane.html)
+    assert wb.log_pane.pane.html.count("hidden by #22") == len(hidden)
     assert "replaces #3…#13 (5 nodes)" in wb.surface_pane.pane.html
 
 

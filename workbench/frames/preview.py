@@ -1,10 +1,12 @@
-"""One-line text previews of events and messages. Layer: frames (stdlib only).
+"""One-line text previews of events and messages. Layer: frames (stdlib and the core
+checkpoint framing only).
 
 A preview is for scanning a table, not for reading: at most `PREVIEW_CHARS` characters, line
 breaks and runs of whitespace collapsed to one space, cut with ``…``. Message text comes from the
 blocks the model sees (v0 spec §3.12): ``text`` and ``reasoning`` verbatim, a ``tool-call`` as
 ``name(arguments)``, a v0 ``tool-result`` wrapper through its inner blocks, anything else as
-``[type]``. Log-only events preview the one field a reader looks for first (a tool name, a turn
+``[type]``; a compaction checkpoint as ``[checkpoint]`` and its summary body (DSH's framing
+preamble and tags left out: the inspector shows the framed message). Log-only events preview the one field a reader looks for first (a tool name, a turn
 end reason, a compaction error ...), or nothing.
 
 Previews are plain strings built from untrusted log text: the HTML views escape them, as they
@@ -14,6 +16,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
+
+from workbench.core.compaction.framing import checkpoint_body
 
 PREVIEW_CHARS = 120
 """Longest preview, in Python characters (a table cell, not the message)."""
@@ -65,10 +69,34 @@ def _collect(content: Any, parts: list[str], budget: int) -> int:
 
 
 def message_preview(message: Any, limit: int = PREVIEW_CHARS) -> str:
-    """Preview of a model message (`{role, content, ...}`)."""
+    """Preview of a model message (`{role, content, ...}`); a checkpoint previews its summary."""
     if not isinstance(message, Mapping):
         return ""
+    body = checkpoint_body(message.get("content"))
+    if body is not None:
+        return clip(f"[checkpoint] {body}", limit)
     return content_text(message.get("content"), limit)
+
+
+def failure_text(reason: Any) -> str | None:
+    """``failed: CODE: message`` for a finish reason of kind ``error`` (else None)."""
+    if _str(_get(reason, "kind")) != "error":
+        return None
+    failure = _get(reason, "failure")
+    failure = failure if type(failure) is dict else (reason if type(reason) is dict else {})
+    parts = [p for p in (_str(failure.get("code")), _str(failure.get("message"))) if p]
+    return clip("failed: " + (": ".join(parts) or "error"))
+
+
+def _attempt(data: dict) -> str | None:
+    """A model-call attempt: its failure when its finish chunk is an error, else the finish."""
+    stream = data.get("stream")
+    for record in reversed(stream) if type(stream) is list else ():
+        chunk = _get(record, "chunk")
+        if type(chunk) is dict and chunk.get("type") == "finish":
+            reason = chunk.get("reason")
+            return failure_text(reason) or clip(f"finish {_str(_get(reason, 'kind'))}")
+    return None
 
 
 def _get(data: Any, *keys: str) -> Any:
@@ -107,6 +135,8 @@ def _chunk(data: dict) -> str | None:
     chunk = data.get("chunk")
     if type(chunk) is not dict:
         return None
+    if chunk.get("type") == "finish":
+        return failure_text(chunk.get("reason")) or _str(_get(chunk, "reason", "kind")) or "finish"
     text = chunk.get("text")
     if type(text) is not str:
         text = chunk.get("argumentsDelta")
@@ -127,6 +157,7 @@ _PREVIEWS = {
     "compaction/end": _compaction_end,
     "compaction/summary": lambda data: content_text(data.get("summary")),
     "assistant/chunk": _chunk,
+    "assistant/attempt": _attempt,
     "request/header": lambda data: _str(data.get("reason")),
     "session/title": lambda data: clip(_str(data.get("title"))),
     "command/run": lambda data: clip(_str(data.get("name"))),

@@ -10,7 +10,9 @@ reads our own ``data-seq``/``data-act`` attributes.
 
 Expanded ``<details>`` (lineage, JSON) stay open across re-renders when they carry a
 ``data-key``; the row marked ``wb-focus`` (else ``wb-step``) is scrolled into the middle of the
-pane.
+pane (a tall one, such as a checkpoint with its summary, to the top). A ``[data-copy=ID]``
+button copies the text of the element carrying ``data-copy-id=ID`` to the clipboard, in the
+browser only (nothing goes to the kernel).
 """
 from __future__ import annotations
 
@@ -36,9 +38,26 @@ function render({ model, el }) {
     });
     box.scrollTop = top;
     const focus = box.querySelector(".wb-focus") || box.querySelector(".wb-step");
-    if (focus) box.scrollTop = Math.max(0, focus.offsetTop - box.clientHeight / 2);
+    if (focus) {
+      // a short row goes to the middle; a tall one (a checkpoint) to the top, under the header
+      const top = focus.getBoundingClientRect().top - box.getBoundingClientRect().top + box.scrollTop;
+      const head = box.querySelector("thead");
+      const lead = (head ? head.offsetHeight : 0) + 4;
+      const room = box.clientHeight - focus.offsetHeight;
+      box.scrollTop = Math.max(0, top - Math.max(lead, Math.min(box.clientHeight / 2, room / 2)));
+    }
   };
   const onClick = (event) => {
+    const copy = event.target.closest("[data-copy]");
+    if (copy && box.contains(copy)) {
+      const target = box.querySelector('[data-copy-id="' + copy.dataset.copy + '"]');
+      const done = (text) => { copy.dataset.done = text; copy.title = text; };
+      if (target && navigator.clipboard) {
+        navigator.clipboard.writeText(target.textContent).then(
+          () => done("copied"), () => done("copy refused by the browser"));
+      } else { done("copy unavailable here"); }
+      return;
+    }
     if (event.target.closest("summary")) return;
     const hit = event.target.closest("[data-seq]");
     if (!hit || !box.contains(hit)) return;

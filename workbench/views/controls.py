@@ -1,8 +1,11 @@
 """`StepControls`: everything that moves the shared step. Layer: views.
 
-Slider, play/pause with speed, one event back/forward, previous/next compaction, previous/next
-model request, jump to a seq and a search (text, event type, surface state) that moves to the
-next match. Controls only *set* `state.step`; they never render panels (design Example 3).
+Slider, play/pause with speed (pausing keeps the step: Play's stop button, which rewinds to seq
+0, is not shown), one event back/forward, previous/next compaction stop (each attempt's start
+and its replacement, or its end when no replacement landed), previous/next model request, jump
+to a seq and a search (text, event type, surface state) that moves to the next match. Every
+control carries a tooltip. Controls only *set* `state.step`; they never render panels (design
+Example 3).
 
 The Play widget drives the slider in the front end only (`jslink`), and the slider is linked to
 the kernel state (`traitlets.link`), so playback costs one kernel render per tick and nothing
@@ -36,14 +39,19 @@ class StepControls(widgets.VBox):
         last = state.last_seq
         self.slider = widgets.IntSlider(value=state.step, min=0, max=last, description="seq",
                                         continuous_update=False,
+                                        tooltip="the step: every view shows the log up to here",
                                         layout=widgets.Layout(flex="1 1 auto"))
         self.slider.add_class("wb-slider")
         self.play = widgets.Play(value=state.step, min=0, max=last, interval=400, step=1,
-                                 description="play")
+                                 description="play", show_repeat=False,
+                                 tooltip="play / pause (pausing keeps the step)")
+        self.play.add_class("wb-play")
         self.speed = widgets.Dropdown(options=SPEEDS, value=400, description="speed",
+                                      tooltip="playback speed",
                                       layout=widgets.Layout(width="150px"))
         self.stride = widgets.BoundedIntText(value=1, min=1, max=max(last, 1),
-                                             description="by", layout=widgets.Layout(width="120px"))
+                                             description="by", tooltip="seqs per playback tick",
+                                             layout=widgets.Layout(width="120px"))
         widgets.jslink((self.play, "value"), (self.slider, "value"))
         traitlets.dlink((self.speed, "value"), (self.play, "interval"))
         widgets.jslink((self.stride, "value"), (self.play, "step"))
@@ -51,20 +59,26 @@ class StepControls(widgets.VBox):
 
         self.back = _button("◀", "one event back", "wb-back", "36px")
         self.forward = _button("▶", "one event forward", "wb-forward", "36px")
-        self.prev_compaction = _button("« compaction", "previous compaction", "wb-prev-compaction")
-        self.next_compaction = _button("compaction »", "next compaction", "wb-next-compaction")
+        self.prev_compaction = _button("« compaction", "previous compaction stop (a start or "
+                                       "a replacement)", "wb-prev-compaction")
+        self.next_compaction = _button("compaction »", "next compaction stop (a start or a "
+                                       "replacement)", "wb-next-compaction")
         self.prev_request = _button("« request", "previous model request", "wb-prev-request")
         self.next_request = _button("request »", "next model request", "wb-next-request")
         self.jump = widgets.BoundedIntText(value=state.step, min=0, max=last, description="seq",
+                                           tooltip="a seq to jump to",
                                            layout=widgets.Layout(width="150px"))
         self.go = _button("go", "jump to this seq", "wb-go")
-        self.query = widgets.Text(placeholder="search previews", layout=widgets.Layout(
-            width="220px"))
+        self.query = widgets.Text(placeholder="search previews", tooltip="text to find in the "
+                                  "event previews (case-insensitive)",
+                                  layout=widgets.Layout(width="220px"))
         self.event_type = widgets.Dropdown(options=[("any type", "")] + [(t, t) for t in
                                                                          navigator.types],
+                                           tooltip="only events of this type",
                                            layout=widgets.Layout(width="200px"))
         self.surface_state = widgets.Dropdown(
             options=[("any state", "")] + [(s, s) for s in SURFACE_STATES],
+            tooltip="only events in this surface state (at the end of the log)",
             layout=widgets.Layout(width="130px"))
         self.find = _button("find next", "move to the next match", "wb-find")
         self.message = widgets.HTML("")
@@ -76,7 +90,8 @@ class StepControls(widgets.VBox):
                  self.prev_request: navigator.previous_request,
                  self.next_request: navigator.next_request}
         for button, where in moves.items():
-            button.on_click(lambda _b, where=where, name=button.tooltip: self._go(where, name))
+            button.on_click(lambda _b, where=where, name=button.tooltip.split(" (")[0]:
+                            self._go(where, name))
         self.go.on_click(lambda _b: state.move(self.jump.value))
         self.find.on_click(lambda _b: self.search())
         state.observe(self._sync, names="step")

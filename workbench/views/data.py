@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from workbench.core.compaction.framing import checkpoint_body
+from workbench.views.html import Checkpoint
 from workbench.views.navigation import Navigator, seq_array
 from workbench.views.palette import status_name
 
@@ -39,6 +41,42 @@ whatever step happens to allocate at the time. Freezing moves everything alive i
 permanent generation, so later passes only see what the views allocate. Frozen objects are
 still freed by reference counting; only cycles among them are never collected, which a loaded,
 immutable log does not create."""
+
+
+REAL_METERS: tuple[str, ...] = ("o200k", "deepseek")
+"""Real tokenizers the views add beside the DSH heuristic by default (`default_meters`)."""
+AUTO_METER_EVENTS = 200_000
+"""Up to this many events, the views count every meter by default (a few seconds at most);
+above it only the DSH heuristic, unless the user passes `meters=`."""
+
+
+def default_meters(n_events: int) -> tuple[str, ...]:
+    """``dsh`` plus the real tokenizers that load here, for logs up to `AUTO_METER_EVENTS`."""
+    if n_events > AUTO_METER_EVENTS:
+        return ("dsh",)
+    from workbench.core.tokens.meters import get_meter
+    from workbench.errors import MeterError
+    found = ["dsh"]
+    for name in REAL_METERS:
+        try:
+            get_meter(name).count_text("x")
+        except MeterError:
+            continue
+        found.append(name)
+    return tuple(found)
+
+
+def block_text(content: Any) -> str:
+    """The text of content blocks as the model reads them, one block per paragraph."""
+    if isinstance(content, str):
+        return content
+    parts = []
+    for block in content if isinstance(content, list) else ():
+        if isinstance(block, dict) and type(block.get("text")) is str:
+            parts.append(block["text"])
+        elif isinstance(block, dict):
+            parts.append(f"[{block.get('type')}]")
+    return "\n\n".join(parts)
 
 
 def view_data(session: Session) -> ViewData:
@@ -135,6 +173,7 @@ class ViewData:
         self.transcript = np.flatnonzero(
             (self.surface_op == "append") & np.isin(self.type, list(keep))).astype(np.int64)
         self.events_frame = events
+        self._prices: dict[tuple[int, str], int] = {}
 
     @cached_property
     def timeline_frame(self) -> pd.DataFrame:
@@ -193,6 +232,53 @@ class ViewData:
             return bracket.end
         return bracket.end_seed if bracket.end_seed >= 0 else self.last_seq
 
+    @cached_property
+    def bracket_by_replacement(self) -> dict[int, Bracket]:
+        """The bracket whose checkpoint is the replacement at a seq."""
+        return {b.replacement: b for b in self.brackets if b.replacement >= 0}
+
+    def unfinished(self) -> list[Bracket]:
+        """Brackets that did not complete (failed, interrupted, stale), in log order."""
+        return [b for b in self.brackets if b.status != "completed"]
+
+    def status_note(self, bracket: Bracket) -> str:
+        """A non-completed bracket in words, for its start row (completed: empty)."""
+        if bracket.status == "completed":
+            return ""
+        if bracket.status == "interrupted":
+            return "compaction interrupted: never closed"
+        if bracket.status == "stale":
+            return f"compaction stale: never closed, released at #{bracket.end_seed}"
+        return f"compaction {bracket.status}"
+
+    # -- prices and checkpoints ---------------------------------------------------------------
+
+    def price(self, seq: int, meter: str) -> int:
+        """Tokens of the node at `seq` by `meter` (cached; the dsh price is the frame's)."""
+        if meter == "dsh":
+            return int(self.tokens[seq])
+        key = (seq, meter)
+        if key not in self._prices:
+            from workbench.core.tokens.meters import get_meter
+            event = self.session.events[seq]
+            self._prices[key] = int(get_meter(meter, version=self.session.version)
+                                    .count_event(event))
+        return self._prices[key]
+
+    def checkpoint(self, seq: int, meters: Sequence[str]) -> Checkpoint | None:
+        """The summary body, framed text and prices of a checkpoint node (else None)."""
+        if self.type[seq] != "user/message":
+            return None
+        data = self.session.events[seq].get("data")
+        content = data.get("content") if isinstance(data, dict) else None
+        if isinstance(data, dict) and content is None and isinstance(data.get("message"), dict):
+            content = data["message"].get("content")
+        body = checkpoint_body(content)
+        if body is None:
+            return None
+        return Checkpoint(body, block_text(content),
+                          tuple((m, self.price(seq, m)) for m in meters))
+
     # -- model calls --------------------------------------------------------------------------
 
     @cached_property
@@ -207,7 +293,8 @@ class ViewData:
 
     @cached_property
     def navigator(self) -> Navigator:
-        targets = [b.end if b.end >= 0 else b.last for b in self.brackets]
+        targets = [b.start for b in self.brackets]   # the stops: start, and replacement
+        targets += [b.replacement if b.replacement >= 0 else b.last for b in self.brackets]
         requests = [a.seq for a in self.session.attempts]
         return Navigator(self.events_frame, compactions=seq_array(targets),
                          requests=seq_array(requests))

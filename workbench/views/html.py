@@ -20,10 +20,10 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from workbench.io.jsjson import ABSENT, number_to_str, stringify
-from workbench.views.palette import STATUS_COLORS, STYLE
+from workbench.views.palette import STATUS_COLORS, STATUS_MEANING, STYLE
 
 __all__ = [
-    "LineageItem", "LogRow", "SurfaceRow", "diff_html", "error_html", "escape", "json_html",
+    "Checkpoint", "LineageItem", "LogGap", "LogRow", "SurfaceRow", "checkpoint_html", "legend_html", "diff_html", "error_html", "escape", "json_html",
     "lineage_html", "log_table_html", "pretty_json", "request_html", "shorten", "style_html",
     "surface_table_html",
 ]
@@ -69,6 +69,17 @@ def error_html(where: str, error: BaseException | str) -> str:
             f"<pre>{escape(text)}</pre></div>")
 
 
+# -- brackets in words ------------------------------------------------------------------------
+
+def legend_html() -> str:
+    """What every bracket colour means, in words (static text)."""
+    items = "".join(
+        f'<span class="wb-legend-item"><span class="wb-swatch" style="background:{color}">'
+        f'</span><b>{escape(name)}</b>: {escape(STATUS_MEANING[name])}</span>'
+        for name, color in STATUS_COLORS.items())
+    return f'<div class="wb-legend">compaction brackets: {items}</div>'
+
+
 # -- log pane ---------------------------------------------------------------------------------
 
 @dataclass(frozen=True, slots=True)
@@ -84,15 +95,43 @@ class LogRow:
     bracket: tuple[str, str] | None = None  # (status, "start" | "inside" | "end" | "single")
     is_step: bool = False
     is_focus: bool = False  # the row the window is centred on (scrolled into view)
+    note: str = ""  # a bracket's status in words on its start row, when it did not complete
+    replaces: tuple[int, int, int] | None = None  # a replacement: (first, last, node count)
 
 
-def log_table_html(rows: Sequence[LogRow], *, caption: str = "") -> str:
+@dataclass(frozen=True, slots=True)
+class LogGap:
+    """Rows left out of the log window: `count` events from `first` to `last` (`what` names
+    them); clicking the row centres the window on `first`."""
+
+    first: int
+    last: int
+    count: int
+    what: str = "events"
+
+
+def _replaces_html(replaces: tuple[int, int, int], act: str) -> str:
+    start, end, count = replaces
+    return (f'<span class="wb-replaces wb-click" data-seq="{int(start)}" data-act="{act}" '
+            f'title="show the range it hid">replaces #{int(start)}…#{int(end)} '
+            f"({int(count)} node{'s' if count != 1 else ''})</span> ")
+
+
+def log_table_html(rows: Sequence[LogRow | LogGap], *, caption: str = "") -> str:
     """The log window: seq, type, role, preview; the step row highlighted, hidden rows marked
-    with the replacement that hid them, compaction brackets drawn as a coloured bar."""
+    with the replacement that hid them (a link to it), replacements with the range they hid,
+    a bracket's start naming a status other than completed, brackets drawn as a coloured bar,
+    left-out runs as one row with their count."""
     out = [f'<table class="wb-table wb-log"><caption>{escape(caption)}</caption>'
            "<thead><tr><th></th><th>seq</th><th>type</th><th>role</th><th>preview</th>"
            "</tr></thead><tbody>"]
     for r in rows:
+        if isinstance(r, LogGap):
+            out.append(f'<tr class="wb-row wb-gap wb-click" data-seq="{int(r.first)}" '
+                       f'data-act="select"><td class="wb-gutter"></td><td colspan="4">… '
+                       f"{int(r.count):,} {escape(r.what)} #{int(r.first)}–#{int(r.last)} "
+                       "(click to show)</td></tr>")
+            continue
         classes = ["wb-row", "wb-click", "wb-" + r.surface.replace(" ", "-")]
         if r.is_step:
             classes.append("wb-step")
@@ -100,7 +139,13 @@ def log_table_html(rows: Sequence[LogRow], *, caption: str = "") -> str:
             classes.append("wb-focus")
         mark = ""
         if r.hidden_by is not None:
-            mark = f'<span class="wb-hidden-by">hidden by #{r.hidden_by}</span> '
+            mark = (f'<span class="wb-hidden-by wb-click" data-seq="{int(r.hidden_by)}" '
+                    f'data-act="step" title="go to the replacement">hidden by '
+                    f"#{int(r.hidden_by)}</span> ")
+        if r.replaces is not None:
+            mark += _replaces_html(r.replaces, "select")
+        if r.note:
+            mark += f'<span class="wb-status-note">{escape(r.note)}</span> '
         bar = '<td class="wb-gutter"></td>'
         if r.bracket is not None:
             status, part = r.bracket
@@ -129,6 +174,16 @@ class LineageItem:
 
 
 @dataclass(frozen=True, slots=True)
+class Checkpoint:
+    """A compaction checkpoint's text: the summary body, the framed message as the model sees
+    it, and its price by each meter."""
+
+    body: str
+    framed: str
+    prices: tuple[tuple[str, int], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class SurfaceRow:
     """One model-visible node at the step."""
 
@@ -142,6 +197,8 @@ class SurfaceRow:
     lineage: tuple[LineageItem, ...] = ()
     changed: bool = False
     lineage_more: int = 0  # direct lineage entries left out
+    checkpoint: Checkpoint | None = None
+    is_focus: bool = False
 
 
 def lineage_html(items: Iterable[LineageItem], more: int = 0) -> str:
@@ -160,23 +217,44 @@ def lineage_html(items: Iterable[LineageItem], more: int = 0) -> str:
     return "".join(parts)
 
 
+def checkpoint_html(seq: int, checkpoint: Checkpoint) -> str:
+    """A checkpoint's summary body in place (scrollable, expandable to its full height), its
+    price by each meter, and the framed message one click away."""
+    prices = " · ".join(f"{int(t):,} {escape(m)}" for m, t in checkpoint.prices)
+    return (f'<div class="wb-checkpoint"><div class="wb-checkpoint-head">checkpoint summary'
+            + (f' · <span class="wb-prices" title="tokens of the framed message, by meter">'
+               f"{prices} tokens</span>" if prices else "") + "</div>"
+            f'<details class="wb-summary-box" open data-key="summary-{int(seq)}"><summary>'
+            f"summary body ({len(checkpoint.body):,} characters; drag the corner to enlarge)"
+            f'</summary><div class="wb-summary-body">{escape(checkpoint.body)}</div></details>'
+            f'<details data-key="framed-{int(seq)}"><summary>full framed message as the model '
+            f'sees it</summary><pre class="wb-pre">{escape(checkpoint.framed)}</pre></details>'
+            "</div>")
+
+
 def surface_table_html(rows: Sequence[SurfaceRow], *, caption: str = "") -> str:
     """The surface window: position, seq, role, tokens, preview; replacement nodes show their
-    range and expand to their lineage; nodes new since the previous step carry a marker."""
+    range (a link to it in the log pane) and expand to their lineage; a checkpoint shows its
+    summary body in place; nodes new since the previous step carry a marker."""
     out = [f'<table class="wb-table wb-surface"><caption>{escape(caption)}</caption>'
            "<thead><tr><th>#</th><th>seq</th><th>role</th><th>tokens</th><th>message</th>"
            "</tr></thead><tbody>"]
     for r in rows:
-        classes = "wb-row wb-node" + (" wb-changed" if r.changed else "")
+        classes = "wb-row wb-node" + (" wb-changed" if r.changed else "") + (
+            " wb-focus" if r.is_focus else "")
         marker = '<span class="wb-new" title="changed since the previous step">●</span> ' \
             if r.changed else ""
         body = escape(r.preview)
         if r.replaces is not None:
-            start, end, count = r.replaces
-            summary = (f'<span class="wb-replaces">replaces #{int(start)}…#{int(end)} '
-                       f"({int(count)} node{'s' if count != 1 else ''})</span> ")
-            body = (f'<details data-key="node-{int(r.seq)}"><summary>{summary}{body}</summary>'
-                    f"{lineage_html(r.lineage, r.lineage_more)}</details>")
+            head = _replaces_html(r.replaces, "select")
+            lineage = lineage_html(r.lineage, r.lineage_more)
+            if r.checkpoint is not None:
+                body = (f"{head}{checkpoint_html(r.seq, r.checkpoint)}<details data-key="
+                        f'"node-{int(r.seq)}"><summary>what it replaced</summary>{lineage}'
+                        "</details>")
+            else:
+                body = (f'<details data-key="node-{int(r.seq)}"><summary>{head}{body}'
+                        f"</summary>{lineage}</details>")
         tokens = "" if r.tokens is None else f"{int(r.tokens):,}"
         out.append(
             f'<tr class="{classes}" data-seq="{int(r.seq)}"><td>{int(r.position)}</td>'
@@ -185,138 +263,6 @@ def surface_table_html(rows: Sequence[SurfaceRow], *, caption: str = "") -> str:
             f'<td class="wb-num">{tokens}</td><td>{body}</td></tr>')
     out.append("</tbody></table>")
     return "".join(out)
-
-
-# -- inspector --------------------------------------------------------------------------------
-
-def json_html(value: Any, *, open_levels: int = 2, max_string: int = 4000,
-              max_items: int = 200, max_values: int = 5000) -> str:
-    """Pretty, collapsible JSON (``<details>`` per object/array), every string escaped.
-
-    Numbers print as JavaScript prints them. Strings longer than `max_string`, containers longer
-    than `max_items`, and everything after the first `max_values` values are cut with a visible
-    note, so one huge event cannot stall a step."""
-    limits = _JsonLimits(open_levels, max_string, max_items, max_values)
-    return f'<div class="wb-json">{limits.render(value, 0)}</div>'
-
-
-@dataclass(slots=True)
-class _JsonLimits:
-    open_levels: int
-    max_string: int
-    max_items: int
-    budget: int
-
-    def render(self, value: Any, depth: int) -> str:
-        if self.budget <= 0:
-            return '<span class="wb-more">… (cut: too many values)</span>'
-        self.budget -= 1
-        if isinstance(value, (dict, list)):
-            return self._container(value, depth)
-        if type(value) is str:
-            cut = value[: self.max_string]
-            rest = len(value) - len(cut)
-            tail = f'<span class="wb-more"> … {rest} more chars</span>' if rest else ""
-            return f'<span class="wb-j-str">{escape(stringify(cut))}</span>{tail}'
-        if value is ABSENT:
-            return '<span class="wb-j-lit">undefined</span>'
-        if type(value) in (int, float):
-            return f'<span class="wb-j-num">{escape(number_to_str(value))}</span>'
-        return f'<span class="wb-j-lit">{escape(value if value is not None else "null")}</span>'
-
-    def _container(self, value: dict | list, depth: int) -> str:
-        is_dict = isinstance(value, dict)
-        items = list(value.items()) if is_dict else list(enumerate(value))
-        left, right = ("{", "}") if is_dict else ("[", "]")
-        if not items:
-            return f'<span class="wb-j-punct">{left}{right}</span>'
-        shown = items[: self.max_items]
-        lines = []
-        for key, item in shown:
-            label = f'<span class="wb-j-key">{escape(stringify(key))}</span>: ' if is_dict else ""
-            lines.append(f"<div>{label}{self.render(item, depth + 1)}</div>")
-        if len(items) > len(shown):
-            lines.append(f'<div class="wb-more">… {len(items) - len(shown)} more</div>')
-        attr = " open" if depth < self.open_levels else ""
-        noun = ("key" if is_dict else "item") + ("" if len(items) == 1 else "s")
-        return (f'<details{attr}><summary><span class="wb-j-punct">{left}</span>'
-                f'<span class="wb-j-count">{len(items)} {noun}</span></summary>'
-                f'<div class="wb-j-body">{"".join(lines)}</div>'
-                f'<span class="wb-j-punct">{right}</span></details>')
-
-
-def pretty_json(value: Any, *, max_string: int = 800, indent: str = "  ") -> str:
-    """Indented JSON text with JavaScript number formatting and long strings cut (plain text:
-    escape it before it reaches HTML). A cut string ends with ``… (N more chars)`` outside
-    the quotes, so the text no longer parses as JSON exactly where something was left out."""
-    out: list[str] = []
-
-    def walk(item: Any, depth: int) -> None:
-        pad = indent * depth
-        if isinstance(item, dict) and item:
-            out.append("{\n")
-            keys = list(item)
-            for i, key in enumerate(keys):
-                out.append(f"{pad}{indent}{stringify(key)}: ")
-                walk(item[key], depth + 1)
-                out.append(",\n" if i < len(keys) - 1 else "\n")
-            out.append(pad + "}")
-        elif isinstance(item, list) and item:
-            out.append("[\n")
-            for i, element in enumerate(item):
-                out.append(pad + indent)
-                walk(element, depth + 1)
-                out.append(",\n" if i < len(item) - 1 else "\n")
-            out.append(pad + "]")
-        elif type(item) is str and len(item) > max_string:
-            out.append(f"{stringify(item[:max_string])} … ({len(item) - max_string} more chars)")
-        elif item is ABSENT:
-            out.append("undefined")
-        else:
-            out.append(stringify(item))
-
-    walk(value, 0)
-    return "".join(out)
-
-
-def request_html(sections: Mapping[str, Any], *, title: str = "",
-                 max_string: int = 400) -> str:
-    """A rebuilt model request: one collapsible section per part (envelope, system, tools,
-    messages), each message its own collapsible entry with a one-line summary. Bodies are
-    indented JSON text (`pretty_json`, strings cut at `max_string`; the inspector's raw JSON of
-    the event shows any one message in full)."""
-    parts = [f'<div class="wb-request"><div class="wb-title">{escape(title)}</div>']
-    for name, value in sections.items():
-        size = f" ({len(value)})" if isinstance(value, (list, dict)) else ""
-        if name == "messages" and isinstance(value, list):
-            entries = []
-            for i, message in enumerate(value):
-                role = message.get("role") if isinstance(message, dict) else None
-                content = message.get("content") if isinstance(message, dict) else None
-                blocks = len(content) if isinstance(content, list) else 0
-                head = shorten(_message_text(content), 100)
-                entries.append(
-                    f'<details data-key="request-message-{i}"><summary>#{i} {escape(role)} '
-                    f"({blocks} block{'s' if blocks != 1 else ''}) {escape(head)}</summary>"
-                    f'<pre class="wb-pre">{escape(pretty_json(message, max_string=max_string))}'
-                    "</pre></details>")
-            body = f'<div class="wb-j-body">{"".join(entries)}</div>'
-        else:
-            body = f'<pre class="wb-pre">{escape(pretty_json(value, max_string=max_string))}</pre>'
-        parts.append(f'<details data-key="request-{escape(name)}"><summary>{escape(name)}{size}'
-                     f"</summary>{body}</details>")
-    parts.append("</div>")
-    return "".join(parts)
-
-
-def _message_text(content: Any) -> str:
-    """The first text a message's blocks carry, for a one-line summary."""
-    for block in content if isinstance(content, list) else ():
-        if isinstance(block, dict):
-            for key in ("text", "name"):
-                if type(block.get(key)) is str:
-                    return block[key]
-    return ""
 
 
 # -- diff -------------------------------------------------------------------------------------
@@ -356,3 +302,6 @@ def diff_html(a: int, b: int, added: Sequence[SurfaceRow], removed: Sequence[Sur
             f"{surface_table_html(added)}{more(added, n_add)}</div>"
             f'<div class="wb-diff-removed"><b>removed {n_rem} (−{t_rem:,} tokens)</b>'
             f"{surface_table_html(removed)}{more(removed, n_rem)}</div></div>")
+
+
+from workbench.views.payload import json_html, pretty_json, request_html  # noqa: E402 - cycle

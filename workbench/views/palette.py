@@ -10,6 +10,15 @@ STATUS_COLORS: dict[str, str] = {
 }
 """Compaction bracket status → colour (spec §5.10: ok / failed / open / open-stale)."""
 
+STATUS_MEANING: dict[str, str] = {
+    "completed": "closed by compaction/end without an error",
+    "failed": "closed by compaction/end with an error; the surface kept what it had",
+    "interrupted": "compaction/start never closed (the process stopped mid-compaction, or is "
+                   "still running at the log's end)",
+    "stale": "never closed; a later session/end-seed shows its process ended",
+}
+"""Each bracket status in words (legends, headers, row notes)."""
+
 STATUS_ALIASES: dict[str, str] = {"ok": "completed", "open": "interrupted",
                                   "open-stale": "stale"}
 """The spec's episode status names, mapped to the names the views show."""
@@ -66,6 +75,21 @@ STYLE = """
   margin: 0 4px; }
 .wb-title { font-weight: bold; margin: 2px 0; }
 .wb-pre { font-size: 11px; white-space: pre-wrap; word-break: break-word; margin: 2px 0; }
+.wb-controls .widget-play button:nth-child(2) { display: none; }
+.wb-gap td { color: #1f5fa8; font-style: italic; background: #f6f9fd; }
+.wb-status-note { color: #fff; background: #b35900; border-radius: 3px; padding: 0 4px;
+  font-weight: bold; }
+.wb-legend { font-size: 11px; color: #444; margin: 2px 0; }
+.wb-legend-item { margin-right: 12px; white-space: nowrap; }
+.wb-swatch { display: inline-block; width: 10px; height: 10px; margin-right: 3px;
+  vertical-align: middle; }
+.wb-summary-head-bad { color: #b00020; font-weight: bold; }
+.wb-checkpoint-head { color: #1f5fa8; font-weight: bold; margin-top: 2px; }
+.wb-summary-body { white-space: pre-wrap; word-break: break-word; max-height: 16em;
+  overflow: auto; resize: vertical; background: #f7fbff; border: 1px solid #d5e3f5;
+  padding: 4px 6px; margin: 2px 0; font-size: 12px; }
+.wb-prices { font-weight: normal; color: #333; }
+.wb-totals td, .wb-totals th { white-space: nowrap; }
 .wb-diff-added b { color: #2ca02c; } .wb-diff-removed b { color: #d62728; }
 """
 """The workbench CSS, injected once per widget (class names are all prefixed ``wb-``)."""

@@ -7,13 +7,16 @@ the surface last changed). Each row shows position, seq, role, tokens (DSH meter
 A replacement node names the range it stands for and expands to its lineage: the nodes it
 replaced and, through nested compactions, the original events (`lineage_depth` levels, at most
 `lineage_width` entries per level, the rest counted). Nodes that joined the surface since the
-previously shown step carry a marker and flash once.
+previously shown step carry a marker and flash once. A compaction checkpoint shows its summary
+body in place (DSH's framing left out, the framed message one click away) with its price by each
+of `meters`.
 
 The toggle shows the append-origin transcript instead (v0 spec §4.9): every appended
 user/assistant/tool event up to the step, including those the surface no longer holds.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import ipywidgets as widgets
@@ -35,8 +38,9 @@ class SurfacePane(Panel):
 
     def __init__(self, session: Session, state: StepState | None = None, *,
                  before: int = 8, after: int = 16, lineage_depth: int = 3,
-                 lineage_width: int = 20) -> None:
+                 lineage_width: int = 20, meters: Sequence[str] = ("dsh",)) -> None:
         self.data: ViewData = view_data(session)
+        self.meters = tuple(meters)
         state, own = state_for(self.data.last_seq, state)
         self.before, self.after = before, after
         self.lineage_depth, self.lineage_width = lineage_depth, lineage_width
@@ -64,17 +68,20 @@ class SurfacePane(Panel):
                                      self.data.preview[child] or "", kids, more))
         return tuple(items), max(0, len(rep.shadowed) - self.lineage_width)
 
-    def node_row(self, position: int, seq: int, *, changed: bool = False) -> SurfaceRow:
+    def node_row(self, position: int, seq: int, *, changed: bool = False,
+                 focus: bool = False) -> SurfaceRow:
         data = self.data
         rep = data.timeline.replacement_by_seq.get(seq)
-        replaces, lineage, more = None, (), 0
-        if rep is not None:
+        replaces, lineage, more, checkpoint = None, (), 0, None
+        if rep is not None and rep.shadowed:
             replaces = (rep.shadowed[0], rep.shadowed[-1], len(rep.shadowed))
             lineage, more = self.lineage(seq, self.lineage_depth)
+            checkpoint = data.checkpoint(seq, self.meters)
         return SurfaceRow(position=position, seq=seq, type=data.type[seq] or "",
                           role=data.role[seq], tokens=int(data.tokens[seq]),
                           preview=data.preview[seq] or "", replaces=replaces,
-                          lineage=lineage, changed=changed, lineage_more=more)
+                          lineage=lineage, changed=changed, lineage_more=more,
+                          checkpoint=checkpoint, is_focus=focus)
 
     def focus(self, surface: tuple[int, ...], step: int) -> int:
         """Position of the node the window centres on (see the module doc)."""
@@ -100,7 +107,7 @@ class SurfacePane(Panel):
             seq = surface[position]
             changed = previous is not None and previous != step and not timeline.on_surface(
                 seq, previous)
-            rows.append(self.node_row(position, seq, changed=changed))
+            rows.append(self.node_row(position, seq, changed=changed, focus=position == centre))
         return rows, len(surface)
 
     def transcript_rows(self, step: int) -> tuple[list[SurfaceRow], int]:

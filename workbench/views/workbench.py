@@ -19,9 +19,9 @@ import ipywidgets as widgets
 
 from workbench.views.brackets import BracketChart
 from workbench.views.controls import StepControls
-from workbench.views.data import freeze_if_large, view_data
+from workbench.views.data import ViewData, default_meters, freeze_if_large, view_data
 from workbench.views.diff import DiffPane
-from workbench.views.html import escape, style_html
+from workbench.views.html import escape, legend_html, shorten, style_html
 from workbench.views.inspector import Inspector
 from workbench.views.log_pane import LogPane
 from workbench.views.state import StepState
@@ -32,13 +32,44 @@ if TYPE_CHECKING:
     from workbench.session import Session
 
 
+def bracket_words(data: ViewData) -> tuple[str, list[str]]:
+    """Compaction attempts counted by status, and one sentence per attempt that did not
+    complete (its number, status in words, and where it starts)."""
+    counts: dict[str, int] = {}
+    for b in data.brackets:
+        counts[b.status] = counts.get(b.status, 0) + 1
+    total = ", ".join(f"{n} {status}" for status, n in counts.items())
+    lines = []
+    for b in data.unfinished():
+        where = f"compaction/start at seq {b.start}"
+        if b.status == "failed":
+            error = data.compactions["error"].iloc[b.row]
+            detail = f"{where}, closed with an error at seq {b.end}" + (
+                f": {shorten(str(error), 90)}" if isinstance(error, str) else "")
+        elif b.status == "interrupted":
+            detail = f"{where} never closed (the log ends at seq {data.last_seq})"
+        else:
+            detail = f"{where} never closed; session/end-seed at seq {b.end_seed} released it"
+        lines.append(f"compaction #{b.row + 1} {b.status}: {detail}")
+    return total, lines
+
+
 def summary_html(session: Session) -> str:
-    """One line naming the session: path, id, format, size, verdict (escaped)."""
+    """The session in words: path, id, format, size, verdict, compaction attempts by status
+    with every one that did not complete named, and the colour legend (escaped)."""
     defects = len(session.defects)
-    return (f'{style_html()}<div class="wb-title wb-summary">{escape(os.path.basename(session.path))}'
+    data = view_data(session)
+    total, lines = bracket_words(data)
+    head = (f'{style_html()}<div class="wb-root"><div class="wb-title wb-summary">'
+            f"{escape(os.path.basename(session.path))}"
             f" · {escape(session.session_id)} · v{session.version} · {len(session):,} events"
-            f" · {escape(session.verdict)}"
-            + (f" · {defects} defect{'s' if defects != 1 else ''}" if defects else "") + "</div>")
+            f" · log {escape(session.verdict)}"
+            + (f" · {defects} defect{'s' if defects != 1 else ''}" if defects else "")
+            + (f" · compactions: {escape(total)}" if total else " · no compaction") + "</div>")
+    notes = "".join(f'<div class="wb-bracket-note"><span class="wb-status-note">'
+                    f"{escape(line.split(':', 1)[0])}</span>{escape(line.split(':', 1)[1])}</div>"
+                    for line in lines)
+    return head + notes + (legend_html() if data.brackets else "") + "</div>"
 
 
 class Workbench(widgets.VBox):

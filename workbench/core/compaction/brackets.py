@@ -31,6 +31,8 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any, Literal
 
+from workbench.core.compaction.framing import (  # noqa: F401 - re-exported
+    CHECKPOINT_PREAMBLE, SUMMARY_CLOSE_TAG, SUMMARY_OPEN_TAG, checkpoint_body, frame_summary)
 from workbench.core.compaction.eventfacts import CollectingEvents, EventFacts
 from workbench.core.compaction.invariant import is_checkpoint_replacement as _is_v0_checkpoint
 from workbench.core.compaction.prunes import PruneRecord, prune_record
@@ -44,25 +46,9 @@ from workbench.io.jsjson import ABSENT, deep_equal
 Status = Literal["completed", "failed", "interrupted", "stale"]
 TriggerKind = Literal["pressure", "overflow", "manual"]
 
-CHECKPOINT_PREAMBLE = (
-    "This is an automatically generated checkpoint condensing an earlier span of the "
-    "conversation to free up context. Treat the captured context as established background and "
-    "build on it without restating it. Continue the task directly from the messages that follow, "
-    "without acknowledging this checkpoint.")
-"""Reference `CHECKPOINT_PREAMBLE` (v0 §5.5, v4 §5.5): a format constant."""
-SUMMARY_OPEN_TAG = "<compacted-summary>"
-SUMMARY_CLOSE_TAG = "</compacted-summary>"
-
 NOT_SMALLER = re.compile(r"summary is not smaller than the shadowed content "
                          r"\((\d+) estimated framed tokens >= (\d+)\)")
 """The shrink-check failure text of `summarizeCompaction` (v0 §5.4, v4 §5.4)."""
-
-
-def frame_summary(summary: Any) -> list[Any]:
-    """Checkpoint content for a logged summary (reference `frameSummary`)."""
-    blocks = list(summary) if isinstance(summary, list) else []
-    return [{"type": "text", "text": f"{CHECKPOINT_PREAMBLE}\n\n{SUMMARY_OPEN_TAG}"}, *blocks,
-            {"type": "text", "text": SUMMARY_CLOSE_TAG}]
 
 
 def framed_summary_tokens(summary: Any, *, version: int) -> int:

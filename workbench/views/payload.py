@@ -1,0 +1,149 @@
+"""HTML of payloads: collapsible JSON, indented JSON text and a rebuilt model request.
+Layer: views. Every string goes through `workbench.views.html.escape`; re-exported by
+`workbench.views.html`.
+
+Readability without losing anything: epoch-millisecond ``time``/``createdAt`` numbers carry their
+UTC reading beside them, and long runs of ascending integers (``sourceEventSeqs``) fold into
+ranges (``8–9, 15, 19–21``) with the raw list one click away.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from workbench.io.jsjson import ABSENT, number_to_str, stringify
+from workbench.views.html import escape, shorten
+
+# -- JSON --------------------------------------------------------------------------------
+
+def json_html(value: Any, *, open_levels: int = 2, max_string: int = 4000,
+              max_items: int = 200, max_values: int = 5000) -> str:
+    """Pretty, collapsible JSON (``<details>`` per object/array), every string escaped.
+
+    Numbers print as JavaScript prints them. Strings longer than `max_string`, containers longer
+    than `max_items`, and everything after the first `max_values` values are cut with a visible
+    note, so one huge event cannot stall a step."""
+    limits = _JsonLimits(open_levels, max_string, max_items, max_values)
+    return f'<div class="wb-json">{limits.render(value, 0)}</div>'
+
+
+@dataclass(slots=True)
+class _JsonLimits:
+    open_levels: int
+    max_string: int
+    max_items: int
+    budget: int
+
+    def render(self, value: Any, depth: int) -> str:
+        if self.budget <= 0:
+            return '<span class="wb-more">… (cut: too many values)</span>'
+        self.budget -= 1
+        if isinstance(value, (dict, list)):
+            return self._container(value, depth)
+        if type(value) is str:
+            cut = value[: self.max_string]
+            rest = len(value) - len(cut)
+            tail = f'<span class="wb-more"> … {rest} more chars</span>' if rest else ""
+            return f'<span class="wb-j-str">{escape(stringify(cut))}</span>{tail}'
+        if value is ABSENT:
+            return '<span class="wb-j-lit">undefined</span>'
+        if type(value) in (int, float):
+            return f'<span class="wb-j-num">{escape(number_to_str(value))}</span>'
+        return f'<span class="wb-j-lit">{escape(value if value is not None else "null")}</span>'
+
+    def _container(self, value: dict | list, depth: int) -> str:
+        is_dict = isinstance(value, dict)
+        items = list(value.items()) if is_dict else list(enumerate(value))
+        left, right = ("{", "}") if is_dict else ("[", "]")
+        if not items:
+            return f'<span class="wb-j-punct">{left}{right}</span>'
+        shown = items[: self.max_items]
+        lines = []
+        for key, item in shown:
+            label = f'<span class="wb-j-key">{escape(stringify(key))}</span>: ' if is_dict else ""
+            lines.append(f"<div>{label}{self.render(item, depth + 1)}</div>")
+        if len(items) > len(shown):
+            lines.append(f'<div class="wb-more">… {len(items) - len(shown)} more</div>')
+        attr = " open" if depth < self.open_levels else ""
+        noun = ("key" if is_dict else "item") + ("" if len(items) == 1 else "s")
+        return (f'<details{attr}><summary><span class="wb-j-punct">{left}</span>'
+                f'<span class="wb-j-count">{len(items)} {noun}</span></summary>'
+                f'<div class="wb-j-body">{"".join(lines)}</div>'
+                f'<span class="wb-j-punct">{right}</span></details>')
+
+
+def pretty_json(value: Any, *, max_string: int = 800, indent: str = "  ") -> str:
+    """Indented JSON text with JavaScript number formatting and long strings cut (plain text:
+    escape it before it reaches HTML). A cut string ends with ``… (N more chars)`` outside
+    the quotes, so the text no longer parses as JSON exactly where something was left out."""
+    out: list[str] = []
+
+    def walk(item: Any, depth: int) -> None:
+        pad = indent * depth
+        if isinstance(item, dict) and item:
+            out.append("{\n")
+            keys = list(item)
+            for i, key in enumerate(keys):
+                out.append(f"{pad}{indent}{stringify(key)}: ")
+                walk(item[key], depth + 1)
+                out.append(",\n" if i < len(keys) - 1 else "\n")
+            out.append(pad + "}")
+        elif isinstance(item, list) and item:
+            out.append("[\n")
+            for i, element in enumerate(item):
+                out.append(pad + indent)
+                walk(element, depth + 1)
+                out.append(",\n" if i < len(item) - 1 else "\n")
+            out.append(pad + "]")
+        elif type(item) is str and len(item) > max_string:
+            out.append(f"{stringify(item[:max_string])} … ({len(item) - max_string} more chars)")
+        elif item is ABSENT:
+            out.append("undefined")
+        else:
+            out.append(stringify(item))
+
+    walk(value, 0)
+    return "".join(out)
+
+
+def request_html(sections: Mapping[str, Any], *, title: str = "",
+                 max_string: int = 400) -> str:
+    """A rebuilt model request: one collapsible section per part (envelope, system, tools,
+    messages), each message its own collapsible entry with a one-line summary. Bodies are
+    indented JSON text (`pretty_json`, strings cut at `max_string`; the inspector's raw JSON of
+    the event shows any one message in full)."""
+    parts = [f'<div class="wb-request"><div class="wb-title">{escape(title)}</div>']
+    for name, value in sections.items():
+        size = f" ({len(value)})" if isinstance(value, (list, dict)) else ""
+        if name == "messages" and isinstance(value, list):
+            entries = []
+            for i, message in enumerate(value):
+                role = message.get("role") if isinstance(message, dict) else None
+                content = message.get("content") if isinstance(message, dict) else None
+                blocks = len(content) if isinstance(content, list) else 0
+                head = shorten(_message_text(content), 100)
+                entries.append(
+                    f'<details data-key="request-message-{i}"><summary>#{i} {escape(role)} '
+                    f"({blocks} block{'s' if blocks != 1 else ''}) {escape(head)}</summary>"
+                    f'<pre class="wb-pre">{escape(pretty_json(message, max_string=max_string))}'
+                    "</pre></details>")
+            body = f'<div class="wb-j-body">{"".join(entries)}</div>'
+        else:
+            body = f'<pre class="wb-pre">{escape(pretty_json(value, max_string=max_string))}</pre>'
+        parts.append(f'<details data-key="request-{escape(name)}"><summary>{escape(name)}{size}'
+                     f"</summary>{body}</details>")
+    parts.append("</div>")
+    return "".join(parts)
+
+
+def _message_text(content: Any) -> str:
+    """The first text a message's blocks carry, for a one-line summary."""
+    for block in content if isinstance(content, list) else ():
+        if isinstance(block, dict):
+            for key in ("text", "name"):
+                if type(block.get(key)) is str:
+                    return block[key]
+    return ""
+
+
