@@ -133,7 +133,7 @@ def test_surface_rows_show_range_lineage_tokens_and_change_marker():
 
 
 def test_json_html_cuts_long_strings_and_containers_visibly():
-    markup = json_html({"s": "x" * 50, "a": list(range(10))}, max_string=5, max_items=3)
+    markup = json_html({"s": "x" * 50, "a": list(range(10))[::-1]}, max_string=5, max_items=3)
     text = "".join(audit(markup).text)
     assert '"xxxxx"' in text and "45 more chars" in text
     assert "… 7 more" in text

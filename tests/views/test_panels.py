@@ -173,7 +173,8 @@ def test_token_timeline_cursor_follows_the_step_and_clicks_move_it(session):
     assert window[0].y0 == 20000
     bands = [s for s in timeline.figure.layout.shapes if s.type == "rect"]
     assert len(bands) == 5
-    timeline._clicked(None, SimpleNamespace(xs=[31.0]), None)
+    xs = list(timeline.figure.data[0].x)
+    timeline._clicked(None, SimpleNamespace(trace_index=0, point_inds=[xs.index(31)]), None)
     assert state.step == 31 and timeline.cursor == 31
 
 
@@ -182,7 +183,8 @@ def test_bracket_chart_has_a_row_per_attempt_and_jumps_on_click(session):
     chart = BracketChart(session, state)
     assert len(chart.figure.data) == 5
     assert list(chart.figure.data[0].x) == [19, 21, 22, 23]
-    chart._clicked(None, SimpleNamespace(xs=[34]), None)
+    assert list(chart.figure.data[2].x) == [34, 36]
+    chart._clicked(None, SimpleNamespace(trace_index=2, point_inds=[0]), None)
     assert state.step == 34 and chart.cursor == 34
 
 

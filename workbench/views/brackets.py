@@ -28,6 +28,7 @@ class BracketChart(FigurePanel):
         frame = self.data.compactions
         title = (f"Compaction attempts ({len(frame)})" if len(frame)
                  else "Compaction attempts: none in this log")
-        figure = bracket_chart_figure(frame, cursor=state.step, title=title)
-        figure.update_xaxes(range=[-0.5, self.data.last_seq + 0.5])
-        super().__init__(state, figure, own_state=own, css_class="wb-bracket-chart")
+        figure = bracket_chart_figure(frame, cursor=state.step, title=title,
+                                      x_range=self.data.x_range())
+        super().__init__(state, figure, own_state=own, css_class="wb-bracket-chart",
+                         times_ms=self.data.times_ms)

@@ -310,6 +310,35 @@ class ViewData:
                 return int(window)
         return None
 
+    @cached_property
+    def max_tokens(self) -> int | None:
+        """The latest logged `request/header.header.config.maxTokens` (None: none logged)."""
+        for seq in np.flatnonzero(self.type == "request/header")[::-1]:
+            data = self.session.events[int(seq)].get("data")
+            header = data.get("header") if isinstance(data, dict) else None
+            config = header.get("config") if isinstance(header, dict) else None
+            value = config.get("maxTokens") if isinstance(config, dict) else None
+            if type(value) in (int, float) and value > 0:
+                return int(value)
+        return None
+
+    @cached_property
+    def times_ms(self) -> np.ndarray | None:
+        """Epoch milliseconds per seq, gaps filled from the previous event (None: no times)."""
+        if "time" not in self.events_frame or not self.n:
+            return None
+        times = pd.to_datetime(self.events_frame["time"], utc=True, errors="coerce")
+        missing = times.isna().to_numpy()
+        if missing.all():
+            return None
+        raw = times.dt.tz_localize(None).to_numpy(dtype="datetime64[ms]").astype(np.int64)
+        ms = pd.Series(np.where(missing, np.nan, raw.astype(np.float64))).ffill().bfill()
+        return ms.to_numpy(dtype=np.float64)
+
+    def x_range(self) -> tuple[float, float]:
+        """The seq range every figure shows (so a seq sits at the same pixel in each)."""
+        return (-0.5, self.last_seq + 0.5)
+
     # -- per step -----------------------------------------------------------------------------
 
     def hidden_at(self, seq: int, step: int) -> int | None:

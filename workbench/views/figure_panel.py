@@ -1,21 +1,33 @@
 """`FigurePanel`: a `Panel` drawing one plotly figure with a cursor at the step. Layer: views.
 
-Clicking a point moves the step to that point's seq; every step change only moves the cursor
-(inside `batch_update`), it never rebuilds the figure."""
+Clicking a point moves the step to that point's seq (found through the point's index, so it works
+on either axis); every step change only moves the cursor (inside `batch_update`), it never
+rebuilds the figure. The x axis shows seqs or wall-clock time (`set_axis`): the figure keeps its
+seq coordinates and maps them to times through the log's per-seq times, so every figure of a
+workbench switches together and stays aligned."""
 from __future__ import annotations
 
+import numpy as np
+import pandas as pd
 import plotly.graph_objects as go
 
-from workbench.views.figures import CURSOR_SHAPE, move_cursor
+from workbench.views.figures import CURSOR_SHAPE
 from workbench.views.state import Panel, StepState
 
 
 class FigurePanel(Panel):
-    """Base of the live figure views (`TokenTimeline`, `BracketChart`)."""
+    """Base of the live figure views (`TokenTimeline`, `BracketChart`, `ContextFill`)."""
 
     def __init__(self, state: StepState, figure: go.Figure, *, own_state: bool,
-                 css_class: str) -> None:
+                 css_class: str, times_ms: np.ndarray | None = None) -> None:
         self.figure = go.FigureWidget(figure)
+        self.times_ms = times_ms
+        self.axis = "seq"
+        self._seq_x = [None if t.x is None else np.asarray(t.x, dtype=np.float64)
+                       for t in self.figure.data]
+        self._shape_x = [(sh.x0, sh.x1) if sh.xref == "x" else None
+                         for sh in self.figure.layout.shapes]
+        self._seq_range = self.figure.layout.xaxis.range
         for trace in self.figure.data:
             trace.on_click(self._clicked)
         super().__init__(state, (self.figure,), own_state=own_state)
@@ -24,12 +36,47 @@ class FigurePanel(Panel):
     @property
     def cursor(self) -> float:
         """The seq the cursor is drawn at."""
-        return self.figure.layout.shapes[CURSOR_SHAPE].x0
+        x = self.figure.layout.shapes[CURSOR_SHAPE].x0
+        return x if self.axis == "seq" else self._cursor_seq
 
-    def _clicked(self, _trace, points, _selector) -> None:
-        if points.xs:
-            self.state.move(int(round(points.xs[0])))
+    def x_of(self, seqs: np.ndarray | list) -> list:
+        """Axis coordinates of seqs: themselves, or their UTC times (ISO strings)."""
+        values = np.asarray(seqs, dtype=np.float64)
+        if self.axis == "seq" or self.times_ms is None or not len(self.times_ms):
+            return values.tolist()
+        ms = np.interp(values, np.arange(len(self.times_ms)), self.times_ms)
+        return [t.isoformat() for t in pd.to_datetime(ms, unit="ms", utc=True)
+                .tz_localize(None)]
+
+    def set_axis(self, axis: str) -> None:
+        """Show seqs ("seq") or wall-clock UTC times ("time") on the x axis."""
+        if axis not in ("seq", "time"):
+            msg = f"axis must be 'seq' or 'time', not {axis!r}"
+            raise ValueError(msg)
+        self.axis = axis if self.times_ms is not None else "seq"
+        with self.figure.batch_update():
+            for trace, xs in zip(self.figure.data, self._seq_x):
+                if xs is not None:
+                    trace.x = self.x_of(xs)
+            for shape, xs in zip(self.figure.layout.shapes, self._shape_x):
+                if xs is not None:
+                    shape.x0, shape.x1 = self.x_of(list(xs))
+            if self._seq_range is not None:
+                self.figure.layout.xaxis.range = self.x_of(list(self._seq_range))
+            self.figure.layout.xaxis.title.text = "seq" if self.axis == "seq" else "time (UTC)"
+        self.refresh()
+
+    def _clicked(self, trace, points, _selector) -> None:
+        index = points.trace_index
+        xs = self._seq_x[index] if 0 <= index < len(self._seq_x) else None
+        if points.point_inds and xs is not None:
+            self.state.move(int(round(xs[points.point_inds[0]])))
 
     def _render(self, change: dict | None = None) -> None:
+        step = self.state.step
+        self._cursor_seq = step
+        x = self.x_of([step])[0]
         with self.figure.batch_update():
-            move_cursor(self.figure, self.state.step)
+            shape = self.figure.layout.shapes[CURSOR_SHAPE]
+            shape.x0 = shape.x1 = x
+            shape.visible = True

@@ -22,14 +22,24 @@ import plotly.graph_objects as go
 from workbench.views.html import escape
 from workbench.views.palette import METER_COLORS, STATUS_COLORS, status_name
 
-__all__ = ["CURSOR_SHAPE", "MAX_POINTS", "bracket_chart_figure", "move_cursor",
-           "token_timeline_figure"]
+__all__ = ["CURSOR_SHAPE", "MAX_POINTS", "PLOT_MARGIN", "bracket_chart_figure",
+           "context_fill_figure", "move_cursor", "token_timeline_figure"]
 
 MAX_POINTS = 4000
 """Most points per line sent to the browser (bucketed min/max beyond that)."""
 CURSOR_SHAPE = 0
 """Index of the step cursor in `layout.shapes` of every figure built here."""
 _BAND_OPACITY = 0.18
+PLOT_MARGIN = dict(l=190, r=30)
+"""Left and right margins of every figure here: with the same x range, a seq sits at the same
+pixel in each figure stacked in one column (the bracket chart's row labels need the left room)."""
+
+
+def _x_axis(fig: go.Figure, x_range: Sequence[float] | None) -> None:
+    """The shared x axis: the given range, the shared margins, the width of the container."""
+    fig.update_layout(autosize=True, margin=dict(PLOT_MARGIN, t=40, b=40))
+    if x_range is not None:
+        fig.update_xaxes(range=list(x_range), autorange=False)
 
 
 def _cursor(seq: int | None) -> dict:
@@ -103,7 +113,8 @@ def token_timeline_figure(frame: pd.DataFrame, *, x: str = "seq",
                           bracket_start: str = "start_seq", bracket_end: str = "end_seq",
                           bracket_status: str = "status", cursor: int | None = None,
                           title: str = "Surface tokens over the log",
-                          max_points: int = MAX_POINTS) -> go.Figure:
+                          max_points: int = MAX_POINTS,
+                          x_range: Sequence[float] | None = None) -> go.Figure:
     """Surface tokens per meter and provider-reported usage over seqs.
 
     `meters`: columns holding the surface total of each token meter at every row (default: every
@@ -147,9 +158,10 @@ def token_timeline_figure(frame: pd.DataFrame, *, x: str = "seq",
         fig.add_annotation(xref="paper", yref="y", x=1, y=window, xanchor="right",
                            yanchor="bottom", showarrow=False,
                            text=f"context window {window:,.0f}")
-    fig.update_layout(title=title, shapes=shapes, height=320, margin=dict(l=50, r=20, t=40, b=40),
+    fig.update_layout(title=title, shapes=shapes, height=320,
                       xaxis_title="seq", yaxis_title="tokens", hovermode="closest",
                       legend=dict(orientation="h", y=-0.25), clickmode="event")
+    _x_axis(fig, x_range)
     return fig
 
 
@@ -159,7 +171,8 @@ def bracket_chart_figure(frame: pd.DataFrame, *, start: str = "start_seq",
                          label: str = "compaction_id", hidden: str | None = "computed_shadowed_tokens",
                          added: str | None = "summary_tokens", error: str | None = "error",
                          cursor: int | None = None,
-                         title: str = "Compaction attempts") -> go.Figure:
+                         title: str = "Compaction attempts",
+                         x_range: Sequence[float] | None = None) -> go.Figure:
     """One row per compaction attempt: start → summary → replacement → end, coloured by status,
     with the tokens the attempt hid and added in the hover text and the row label.
 
@@ -200,8 +213,52 @@ def bracket_chart_figure(frame: pd.DataFrame, *, start: str = "start_seq",
             customdata=[[row, t, detail] for t in texts],
             hovertemplate="%{customdata[1]} at seq %{x}<br>%{customdata[2]}<extra></extra>"))
     fig.update_layout(title=title, shapes=[_cursor(cursor)], height=max(160, 60 + 28 * n),
-                      margin=dict(l=160, r=20, t=40, b=40), xaxis_title="seq",
+                      xaxis_title="seq",
                       yaxis=dict(autorange="reversed", categoryorder="array",
                                  categoryarray=names, type="category"),
                       hovermode="closest", clickmode="event")
+    _x_axis(fig, x_range)
+    return fig
+
+
+def context_fill_figure(frame: pd.DataFrame, *, context_window: float | None,
+                        threshold: float | None = None, x: str = "seq",
+                        meters: Sequence[str] | None = None, cursor: int | None = None,
+                        threshold_label: str = "compaction threshold",
+                        title: str = "Context fill: surface tokens as a share of the window",
+                        max_points: int = MAX_POINTS,
+                        x_range: Sequence[float] | None = None) -> go.Figure:
+    """Surface tokens per meter as a percentage of `context_window`, with the compaction
+    `threshold` (tokens) and the full window (100 %) as lines, so a reader sees how close each
+    step came, by each meter. Without a window, the figure says so in its title."""
+    if meters is None:
+        meters = [c for c in frame.columns if str(c).startswith("surface_tokens")]
+    xs = _numeric(frame, x) if len(frame) else np.zeros(0)
+    fig = go.Figure()
+    shapes = [_cursor(cursor)]
+    if context_window:
+        for i, column in enumerate(meters):
+            tx, ty = thin(xs, _numeric(frame, column), max_points)
+            name = escape(str(column).removeprefix("surface_tokens_"))
+            fig.add_trace(go.Scatter(
+                x=tx, y=ty * 100.0 / context_window, mode="lines", name=name,
+                line=dict(shape="hv", color=METER_COLORS[i % len(METER_COLORS)]),
+                hovertemplate="seq %{x}<br>%{y:.1f} % of the window<extra>%{fullData.name}"
+                              "</extra>"))
+        lines = [(100.0, "#d62728", f"context window {context_window:,.0f}")]
+        if threshold:
+            lines.append((threshold * 100.0 / context_window, "#ff7f0e",
+                          f"{threshold_label} {threshold:,.0f} ({threshold * 100.0 / context_window:.0f} %)"))
+        for y, color, text in lines:
+            shapes.append(dict(type="line", xref="paper", yref="y", x0=0, x1=1, y0=y, y1=y,
+                               name=text, line=dict(color=color, width=1.5, dash="dash")))
+            fig.add_annotation(xref="paper", yref="y", x=1, y=y, xanchor="right",
+                               yanchor="bottom", showarrow=False, text=escape(text))
+    else:
+        title += " (no request/context.contextWindow in this log)"
+    fig.update_layout(title=title, shapes=shapes, height=260, xaxis_title="seq",
+                      yaxis=dict(title="% of context window", ticksuffix=" %", rangemode="tozero"),
+                      hovermode="closest", legend=dict(orientation="h", y=-0.3),
+                      clickmode="event")
+    _x_axis(fig, x_range)
     return fig

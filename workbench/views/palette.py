@@ -76,6 +76,9 @@ STYLE = """
 .wb-title { font-weight: bold; margin: 2px 0; }
 .wb-pre { font-size: 11px; white-space: pre-wrap; word-break: break-word; margin: 2px 0; }
 .wb-controls .widget-play button:nth-child(2) { display: none; }
+.wb-j-time { color: #777; font-style: italic; margin-left: 6px; }
+.wb-copy { cursor: pointer; margin-left: 8px; }
+.wb-copy[data-done]::after { content: " · " attr(data-done); color: #2a7d2a; }
 .wb-gap td { color: #1f5fa8; font-style: italic; background: #f6f9fd; }
 .wb-status-note { color: #fff; background: #b35900; border-radius: 3px; padding: 0 4px;
   font-weight: bold; }

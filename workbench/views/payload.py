@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from typing import Any
 
 from workbench.io.jsjson import ABSENT, number_to_str, stringify
@@ -26,6 +27,34 @@ def json_html(value: Any, *, open_levels: int = 2, max_string: int = 4000,
     note, so one huge event cannot stall a step."""
     limits = _JsonLimits(open_levels, max_string, max_items, max_values)
     return f'<div class="wb-json">{limits.render(value, 0)}</div>'
+
+
+TIME_KEYS = frozenset({"time", "createdAt", "updatedAt", "startedAt", "endedAt", "timestamp"})
+"""Keys whose epoch-millisecond numbers get their UTC reading beside them."""
+FOLD_INTS = 8
+"""Ascending integer lists longer than this fold into ranges (the raw list one click away)."""
+
+
+def utc_text(ms: Any) -> str | None:
+    """``2026-11-30 04:50:27.165 UTC`` for epoch milliseconds (None: not a plausible time)."""
+    if type(ms) not in (int, float) or ms != ms or not 0 < ms < 8.64e15:
+        return None
+    moment = datetime.fromtimestamp(ms / 1000, tz=timezone.utc)
+    return moment.strftime("%Y-%m-%d %H:%M:%S.") + f"{moment.microsecond // 1000:03d} UTC"
+
+
+def seq_ranges(values: list[Any]) -> str | None:
+    """``8–9, 15, 19–21`` for an ascending list of integers (None: not such a list)."""
+    if not all(type(v) is int for v in values) or any(
+            b <= a for a, b in zip(values, values[1:])):
+        return None
+    parts, start = [], 0
+    for i in range(1, len(values) + 1):
+        if i == len(values) or values[i] != values[i - 1] + 1:
+            a, b = values[start], values[i - 1]
+            parts.append(str(a) if a == b else f"{a}–{b}")
+            start = i
+    return ", ".join(parts)
 
 
 @dataclass(slots=True)
@@ -58,11 +87,21 @@ class _JsonLimits:
         left, right = ("{", "}") if is_dict else ("[", "]")
         if not items:
             return f'<span class="wb-j-punct">{left}{right}</span>'
+        folded = seq_ranges(value) if not is_dict and len(value) > FOLD_INTS else None
+        if folded is not None:
+            self.budget -= len(value)
+            return (f'<details><summary><span class="wb-j-punct">[</span><span class="wb-j-num">'
+                    f'{escape(folded)}</span><span class="wb-j-count">{len(value)} ascending '
+                    f'integers</span><span class="wb-j-punct">]</span></summary>'
+                    f'<div class="wb-j-body">{escape(stringify(value[:2000]))}'
+                    f"{' …' if len(value) > 2000 else ''}</div></details>")
         shown = items[: self.max_items]
         lines = []
         for key, item in shown:
             label = f'<span class="wb-j-key">{escape(stringify(key))}</span>: ' if is_dict else ""
-            lines.append(f"<div>{label}{self.render(item, depth + 1)}</div>")
+            when = utc_text(item) if is_dict and key in TIME_KEYS else None
+            note = f' <span class="wb-j-time">{escape(when)}</span>' if when else ""
+            lines.append(f"<div>{label}{self.render(item, depth + 1)}{note}</div>")
         if len(items) > len(shown):
             lines.append(f'<div class="wb-more">… {len(items) - len(shown)} more</div>')
         attr = " open" if depth < self.open_levels else ""

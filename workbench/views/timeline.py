@@ -14,9 +14,11 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import pandas as pd
+
+from workbench.core.compaction.threshold import PressureSettings
 from workbench.views.data import ViewData, view_data
 from workbench.views.figure_panel import FigurePanel
-from workbench.views.figures import token_timeline_figure
+from workbench.views.figures import context_fill_figure, token_timeline_figure
 from workbench.views.state import StepState, state_for
 
 if TYPE_CHECKING:
@@ -51,5 +53,35 @@ class TokenTimeline(FigurePanel):
         figure = token_timeline_figure(
             timeline_frame_with_prompt(frame), usage=[PROMPT_COLUMN],
             context_window=self.data.context_window, brackets=self.data.compactions,
-            cursor=state.step, title="Surface tokens and provider-reported prompt")
-        super().__init__(state, figure, own_state=own, css_class="wb-token-timeline")
+            cursor=state.step, title="Surface tokens and provider-reported prompt",
+            x_range=self.data.x_range())
+        super().__init__(state, figure, own_state=own, css_class="wb-token-timeline",
+                         times_ms=self.data.times_ms)
+
+
+class ContextFill(FigurePanel):
+    """Surface tokens per meter as a share of the context window, with the compaction threshold
+    computed from `settings` (assumed deployment values, named in the legend: the log does not
+    record them) and the logged `maxTokens`."""
+
+    title = "context fill"
+
+    def __init__(self, session: Session, state: StepState | None = None, *,
+                 meters: str | Sequence[str] = ("dsh",),
+                 settings: PressureSettings | None = None) -> None:
+        self.data: ViewData = view_data(session)
+        state, own = state_for(self.data.last_seq, state)
+        self.settings = settings or PressureSettings()
+        frame = self.data.timeline_frame if meters in (("dsh",), "dsh") \
+            else session.timeline_df(meters=meters)
+        window = self.data.context_window
+        self.threshold = self.settings.threshold(window, self.data.max_tokens)
+        label = f"threshold ({self.settings.describe()})"
+        title = "Context fill: surface tokens as a share of the context window"
+        if window and self.threshold is None:
+            title += f" · no pressure compaction with {self.settings.describe()}"
+        figure = context_fill_figure(frame, context_window=window, threshold=self.threshold,
+                                     threshold_label=label, cursor=state.step, title=title,
+                                     x_range=self.data.x_range())
+        super().__init__(state, figure, own_state=own, css_class="wb-context-fill",
+                         times_ms=self.data.times_ms)

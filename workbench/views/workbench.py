@@ -2,8 +2,11 @@
 
 The composition root (design Example 3): it creates the one `StepState` and hands it to every
 view; controls set the step, views observe it. Layout, top to bottom: a session summary, the
-controls, the log pane (left) beside the surface pane (right), the token timeline, the bracket
-chart, and a tab with the inspector and the diff mode. Each view is also usable on its own
+controls, the log pane (left) beside the surface pane (right), the x-axis choice (seq or UTC
+time), the token timeline, the context fill and the bracket chart (one shared x axis: the same
+range and margins, the full width of the cell, resizing with it), and a tab with the inspector
+and the diff mode. `Workbench(session, step=N)` opens at a seq and `wb.goto("compaction:2" |
+"request:SEQ" | N)` moves there. Each view is also usable on its own
 (`workbench.views.LogPane(session)`, ...).
 
 Works in JupyterLab, Notebook 7 and Voilà: it is plain ipywidgets, plotly `FigureWidget`s and
@@ -16,6 +19,10 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import ipywidgets as widgets
+import numpy as np
+
+from workbench.core.compaction.threshold import PressureSettings
+from workbench.core.tokens.meters import parse_meter_names
 
 from workbench.views.brackets import BracketChart
 from workbench.views.controls import StepControls
@@ -26,7 +33,7 @@ from workbench.views.inspector import Inspector
 from workbench.views.log_pane import LogPane
 from workbench.views.state import StepState
 from workbench.views.surface_pane import SurfacePane
-from workbench.views.timeline import TokenTimeline
+from workbench.views.timeline import ContextFill, TokenTimeline
 
 if TYPE_CHECKING:
     from workbench.session import Session
@@ -73,38 +80,106 @@ def summary_html(session: Session) -> str:
 
 
 class Workbench(widgets.VBox):
-    """Every view of one session around one shared step (see the module doc)."""
+    """Every view of one session around one shared step (see the module doc).
 
-    def __init__(self, session: Session, *, step: int = 0,
-                 meters: str | Sequence[str] = ("dsh",)) -> None:
+    `step`: the seq to open at (or any `goto` target); `meters`: the token meters of the charts
+    and the checkpoint prices ("auto": the DSH heuristic plus the real tokenizers installed, up
+    to `views.data.AUTO_METER_EVENTS` events); `settings`: the assumed compaction settings that
+    place the threshold line (`PressureSettings`; the log does not record them)."""
+
+    def __init__(self, session: Session, *, step: int | str = 0,
+                 meters: str | Sequence[str] = "auto",
+                 settings: PressureSettings | None = None) -> None:
         self.session = session
         data = view_data(session)
+        self.data = data
+        self.meters = default_meters(data.n) if meters == "auto" else parse_meter_names(meters)
         self.state = StepState(last_seq=data.last_seq)
-        self.state.step = min(max(step, 0), data.last_seq)
+        self.state.step = self.resolve(step)
         self.controls = StepControls(self.state, data.navigator)
         self.log_pane = LogPane(session, self.state)
-        self.surface_pane = SurfacePane(session, self.state)
-        self.token_timeline = TokenTimeline(session, self.state, meters=meters)
+        self.surface_pane = SurfacePane(session, self.state, meters=self.meters)
+        self.token_timeline = TokenTimeline(session, self.state, meters=self.meters)
+        self.context_fill = ContextFill(session, self.state, meters=self.meters,
+                                        settings=settings)
         self.bracket_chart = BracketChart(session, self.state)
-        self.inspector = Inspector(session, self.state)
+        self.inspector = Inspector(session, self.state, meters=self.meters)
         self.diff = DiffPane(session, self.state)
         for pane in (self.log_pane, self.surface_pane):
             pane.layout = widgets.Layout(width="50%")
+        self.axis = widgets.ToggleButtons(options=[("x: seq", "seq"), ("x: time (UTC)", "time")],
+                                          value="seq", tooltips=["charts by seq",
+                                                                 "charts by wall-clock time"],
+                                          style={"button_width": "100px"},
+                                          disabled=data.times_ms is None)
+        self.axis.add_class("wb-axis")
+        self.axis.observe(lambda c: self.set_axis(c["new"]), names="value")
         details = widgets.Tab([self.inspector, self.diff])
         details.set_title(0, "inspector")
         details.set_title(1, "diff")
-        super().__init__([widgets.HTML(summary_html(session)), self.controls,
-                          widgets.HBox([self.log_pane, self.surface_pane]), self.token_timeline,
-                          self.bracket_chart,
-                          details])
+        self.header = widgets.HTML(summary_html(session))
+        self.header.add_class("wb-header")
+        super().__init__([self.header, self.controls,
+                          widgets.HBox([self.log_pane, self.surface_pane]), self.axis,
+                          self.token_timeline, self.context_fill, self.bracket_chart, details],
+                         layout=widgets.Layout(width="100%"))
         self.add_class("wb-workbench")
         freeze_if_large(data)
 
     @property
+    def figures(self) -> tuple:
+        """The figure panels, which share one x axis."""
+        return (self.token_timeline, self.context_fill, self.bracket_chart)
+
+    @property
     def views(self) -> tuple:
         """Every panel, in layout order."""
-        return (self.log_pane, self.surface_pane, self.token_timeline, self.bracket_chart,
-                self.inspector, self.diff)
+        return (self.log_pane, self.surface_pane, self.token_timeline, self.context_fill,
+                self.bracket_chart, self.inspector, self.diff)
+
+    def set_axis(self, axis: str) -> None:
+        """Show seqs ("seq") or UTC times ("time") on the x axis of every chart."""
+        for panel in self.figures:
+            panel.set_axis(axis)
+
+    def resolve(self, target: int | str) -> int:
+        """The seq a `goto` target names: a seq (negative counts from the end), or
+        ``"compaction:K"`` (the K-th attempt, from 1: its checkpoint, else its start),
+        ``"compaction:ID"`` (by compaction id), ``"request:SEQ"`` (the model call at or after
+        SEQ). `ValueError` names what was not found."""
+        data = self.data
+        if isinstance(target, str) and ":" in target:
+            kind, _, key = target.partition(":")
+            if kind == "compaction":
+                frame = data.compactions
+                rows = [int(key) - 1] if key.strip().isdigit() else [
+                    i for i, v in enumerate(frame["compaction_id"].astype(object)) if v == key]
+                if not rows or not 0 <= rows[0] < len(data.brackets):
+                    msg = f"no compaction {key!r} (this log has {len(data.brackets)})"
+                    raise ValueError(msg)
+                b = data.brackets[rows[0]]
+                return b.replacement if b.replacement >= 0 else b.start
+            if kind == "request" and key.strip().lstrip("-").isdigit():
+                requests = data.navigator.requests
+                at = int(np.searchsorted(requests, int(key)))
+                if at < len(requests):
+                    return int(requests[at])
+                msg = f"no model request at or after seq {key}"
+                raise ValueError(msg)
+            msg = f"unknown target {target!r}: use a seq, 'compaction:K', 'request:SEQ'"
+            raise ValueError(msg)
+        seq = int(target)
+        seq = seq + data.n if seq < 0 else seq
+        if not 0 <= seq <= data.last_seq:
+            msg = f"seq {target} is outside the log (0..{data.last_seq}, or negative from the end)"
+            raise ValueError(msg)
+        return seq
+
+    def goto(self, target: int | str) -> int:
+        """Move every view to `target` (see `resolve`); returns the seq."""
+        seq = self.resolve(target)
+        self.state.step = seq
+        return seq
 
     def __repr__(self) -> str:
         return f"Workbench({self.session!r}, step={self.state.step})"
