@@ -147,8 +147,8 @@ class BrowserSession:
     browser: object
     offsite: list[str] = field(default_factory=list)
 
-    def new_page(self):  # -> playwright.sync_api.Page
-        page = self.browser.new_page(viewport={"width": 1600, "height": 1200})
+    def new_page(self, width: int = 1600, height: int = 1200):  # -> playwright.sync_api.Page
+        page = self.browser.new_page(viewport={"width": width, "height": height})
 
         def guard(route) -> None:
             host = route.request.url.split("/")[2] if "://" in route.request.url else ""

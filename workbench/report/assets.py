@@ -7,7 +7,8 @@ The script reads every piece of data from ``<script type="application/json">`` b
 anything, or a URL. Plotly draws the figures from their embedded JSON (plotly escapes nothing
 itself, so figure labels were escaped in Python, `workbench.views.figures`). Keys: ←/→ previous
 and next request, Home/End the first and the last; the figures' cursors follow once the keys rest
-(`data-cursor` on the step viewer then names the seq they show).
+(`data-cursor` on the step viewer then names the seq they show). The URL names the step shown
+(``#seq=N``) and opens there; ``#request=SEQ`` and ``#compaction=ID`` work too.
 """
 from __future__ import annotations
 
@@ -36,6 +37,10 @@ nav.wb-toc a { margin-right: 12px; font-size: 13px; }
 .wb-step-label { font-weight: bold; min-width: 40%; }
 .wb-steps-panes { display: flex; gap: 12px; align-items: flex-start; }
 .wb-steps-panes > div { flex: 1 1 50%; min-width: 0; }
+.wb-request td { color: #222 !important; }
+.wb-target { outline: 3px solid #1f5fa8; }
+.wb-note-inline { font-weight: normal; color: #555; font-size: 13px; }
+.wb-step-link { font-size: 12px; margin-left: 8px; }
 .wb-footer { color: #666; font-size: 12px; margin-top: 30px; }
 """
 
@@ -72,6 +77,7 @@ REPORT_JS = r"""
   var label = document.getElementById("wb-step-label");
   var logPane = document.getElementById("wb-step-log");
   var surfacePane = document.getElementById("wb-step-surface");
+  var stepLink = document.getElementById("wb-step-link");
   range.max = String(S.steps.length - 1);
 
   function ev(seq) { return S.events[String(seq)] || ["?", null, "", 0]; }
@@ -105,12 +111,13 @@ REPORT_JS = r"""
   function renderLog(step) {
     var parts = table("wb-log", "log: seq " + step.log[0][0] + "\u2013" +
                       step.log[step.log.length - 1][0] + " of " + S.event_count +
-                      " events \u00b7 step " + step.seq, ["", "seq", "type", "role", "preview"]);
+                      " events \u00b7 model call at seq " + step.request + " (marks as of seq " +
+                      step.seq + ", the state it was built from)", ["", "seq", "type", "role", "preview"]);
     step.log.forEach(function (row) {
       var e = ev(row[0]);
       var state = STATES[row[1]];
-      var tr = el("tr", "wb-row wb-" + state.replace(" ", "-") + (row[0] === step.seq ? " wb-step" : "") +
-                  (row[0] === step.request ? " wb-request" : ""));
+      var tr = el("tr", "wb-row wb-" + state.replace(" ", "-") +
+                  (row[0] === step.request ? " wb-step wb-request" : ""));
       tr.setAttribute("data-seq", String(row[0]));
       var gutter = el("td", "wb-gutter");
       if (row[3] !== null) {
@@ -193,6 +200,39 @@ REPORT_JS = r"""
     renderLog(step);
     renderSurface(step);
     moveCursor(step.seq);
+    var link = "#seq=" + step.request;
+    stepLink.setAttribute("href", link);
+    stepLink.textContent = "link to this step (" + link + ")";
+    if (window.location.hash !== link && history.replaceState) {
+      history.replaceState(null, "", link);
+    }
+  }
+
+  // Deep links: #seq=N (the last request step at or before N), #request=SEQ (that model call,
+  // else the nearest), #compaction=ID (its panel). Values are parsed as integers or looked up in
+  // our own table: nothing from the URL reaches the page as markup.
+  function stepAtOrBefore(seq) {
+    var best = 0;
+    S.steps.forEach(function (step, i) { if (step.request <= seq) { best = i; } });
+    return best;
+  }
+  function followHash() {
+    var hash = decodeURIComponent(window.location.hash.replace(/^#/, ""));
+    var match = /^(seq|request|compaction)=(.+)$/.exec(hash);
+    if (!match) { return false; }
+    if (match[1] === "compaction") {
+      var own = Object.prototype.hasOwnProperty.call(S.compactions, match[2]);
+      var number = own ? S.compactions[match[2]] : (/^\d+$/.test(match[2]) ? Number(match[2]) : 0);
+      var panel = number ? document.getElementById("wb-compaction-" + number) : null;
+      if (panel) { panel.scrollIntoView(); panel.classList.add("wb-target"); }
+      return Boolean(panel);
+    }
+    var seq = parseInt(match[2], 10);
+    if (isNaN(seq)) { return false; }
+    show(stepAtOrBefore(seq));
+    root.setAttribute("data-linked", String(seq));
+    root.scrollIntoView();
+    return true;
   }
 
   document.getElementById("wb-step-prev").addEventListener("click", function () { show(current - 1); });
@@ -208,6 +248,7 @@ REPORT_JS = r"""
       show(moves[event.key]);
     }
   });
-  show(0);
+  window.addEventListener("hashchange", followHash);
+  if (!followHash()) { show(0); }
 })();
 """

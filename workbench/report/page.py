@@ -42,7 +42,8 @@ from workbench.report.sections import (
 from workbench.report.steps import step_data
 from workbench.views.data import view_data
 from workbench.views.figures import MAX_POINTS, bracket_chart_figure, token_timeline_figure
-from workbench.views.html import escape
+from workbench.views.html import escape, legend_html
+from workbench.views.workbench import bracket_words
 from workbench.views.palette import STYLE
 from workbench.views.timeline import PROMPT_COLUMN, timeline_frame_with_prompt
 
@@ -115,6 +116,17 @@ def _figures(session: Session, meters: Sequence[str],
     return out
 
 
+def brackets_in_words(session: Session) -> str:
+    """Every compaction attempt that did not complete, in a sentence, and the colour legend."""
+    data = view_data(session)
+    if not data.brackets:
+        return ""
+    _total, lines = bracket_words(data)
+    notes = "".join(f'<p class="wb-note"><b>{escape(line.split(":", 1)[0])}</b>:'
+                    f"{escape(line.split(':', 1)[1])}</p>" for line in lines)
+    return notes + legend_html()
+
+
 def render_report(session: Session, *, file_bytes: int | None = None,
                   meters: Sequence[str] = ("dsh",), max_steps: int = MAX_STEPS,
                   max_details: int = MAX_DETAILS, started: float | None = None
@@ -167,6 +179,7 @@ def render_report(session: Session, *, file_bytes: int | None = None,
 {note_html}
 <h2 id="wb-summary">Summary</h2>
 {summary_section(session, file_bytes=file_bytes)}
+{brackets_in_words(session)}
 <h2 id="wb-timeline">Token timeline and compaction brackets</h2>
 {fig_divs if figures else "<p>The log has no events.</p>"}
 <h2 id="wb-audit">Compaction audit</h2>
@@ -183,6 +196,7 @@ grey rows are log-only; faint rows come later). Right: the surface the request w
 <div class="wb-steps-bar"><button id="wb-step-prev" type="button">◀ previous</button>
 <input id="wb-step-range" type="range" min="0" max="0" value="0" aria-label="request">
 <button id="wb-step-next" type="button">next ▶</button>
+<a id="wb-step-link" class="wb-step-link" href="#seq=0">link to this step</a>
 <span id="wb-step-label" class="wb-step-label">{"no model request in this log" if not steps.shown_requests else ""}</span></div>
 <div class="wb-steps-panes"><div id="wb-step-log"></div><div id="wb-step-surface"></div></div>
 </div>

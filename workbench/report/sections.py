@@ -21,7 +21,7 @@ from workbench.report.limits import MAX_DETAILS, MAX_HIDDEN_ROWS, MAX_SUMMARY_CH
 from workbench.report.quality import citation_facts
 from workbench.views.data import view_data
 from workbench.views.html import SurfaceRow, escape, shorten, surface_table_html
-from workbench.views.palette import STATUS_COLORS, status_name
+from workbench.views.palette import STATUS_COLORS, STATUS_MEANING, status_name
 
 if TYPE_CHECKING:
     from workbench.core.compaction.audit import AuditReport, CompactionAudit
@@ -199,6 +199,21 @@ def _summary_text(summary: Any) -> str:
                        if isinstance(b, dict) and isinstance(b.get("text"), str))
 
 
+def bracket_span(record: Any) -> str:
+    """Where a bracket sits, in words: ``seq 145–149``, or for one that never closed ``seq 255,
+    never closed (interrupted: …)`` with the status meaning (escaped HTML)."""
+    start = _seq(record.start_seq)
+    if record.end_seq is not None:
+        return f"seq {start}–{_seq(record.end_seq)}"
+    name = status_name(record.status)
+    meaning = STATUS_MEANING.get(name, "")
+    released = (f", released by session/end-seed at seq {_seq(record.end_seed_seq)}"
+                if getattr(record, "end_seed_seq", None) is not None else "")
+    return (f"seq {start}, never closed{escape(released)}"
+            + (f' <span class="wb-note-inline">({escape(name)}: {escape(meaning)})</span>'
+               if meaning else ""))
+
+
 def compaction_details(session: Session, report: AuditReport, *,
                        max_details: int = MAX_DETAILS,
                        max_hidden_rows: int = MAX_HIDDEN_ROWS) -> tuple[str, int]:
@@ -242,7 +257,7 @@ def compaction_details(session: Session, report: AuditReport, *,
                          f"{_seq(cb.request_before_seq)}).</p>")
         parts.append(
             f'<section class="wb-compaction" id="wb-compaction-{i + 1}"><h3>#{i + 1} '
-            f"{_status(r.status)} · seq {_seq(r.start_seq)}–{_seq(r.end_seq)} · "
+            f"{_status(r.status)} · {bracket_span(r)} · "
             f"{escape(r.trigger.kind)}</h3><div class=\"wb-split\"><div>{left}</div>"
             f"<div>{''.join(right)}</div></div></section>")
     return "".join(parts), max(0, len(audits) - max_details)

@@ -2,8 +2,9 @@
 
 A step is one model-call attempt (`workbench.core.requests`, v0/v4 spec §7.1); what is shown is
 the state just before it was built (seq ``attempt.before - 1``): the log window around that seq
-(`LogPane.rows`, the same rows the notebook's log pane draws) and the surface the request
-contained (`SurfacePane.surface_rows`). The report draws them in the browser, so the data is
+(`LogPane.rows`, the same rows the notebook's log pane draws, centred on and highlighting the
+model call itself) and the surface the request contained (`SurfacePane.surface_rows`).
+`compactions` maps each compaction id to its panel number, for ``#compaction=ID`` links. The report draws them in the browser, so the data is
 kept compact: every event that appears anywhere is described once (`events`: type, role,
 preview, tokens), replacements once (`replaces`, `lineage`), and each step holds only seqs and
 small codes.
@@ -22,6 +23,7 @@ import numpy as np
 
 from workbench.io.jsjson import js_str
 from workbench.report.limits import MAX_STEPS
+from workbench.views.html import LogRow
 from workbench.views.log_pane import LogPane
 from workbench.views.palette import STATUS_COLORS
 from workbench.views.surface_pane import SurfacePane
@@ -120,7 +122,8 @@ def step_data(session: Session, *, max_steps: int = MAX_STEPS, log_before: int =
     previous: int | None = None
     for attempt in chosen:
         at = max(0, min(attempt.before - 1, data.last_seq))
-        log_rows = log_pane.rows(at)
+        centre = max(0, min(int(attempt.seq), data.last_seq))   # the model call itself
+        log_rows = [r for r in log_pane.rows(at, centre) if isinstance(r, LogRow)]
         surface_rows, count = surface_pane.surface_rows(at, previous)
         described.update(row.seq for row in log_rows)
         surface = []
@@ -142,6 +145,11 @@ def step_data(session: Session, *, max_steps: int = MAX_STEPS, log_before: int =
         previous = at
     events = {str(s): [data.type[s] or "", data.role[s], data.preview[s] or "",
                        int(data.tokens[s]) if data.node[s] else None] for s in sorted(described)}
+    ids = {}
+    for row, record in enumerate(session.compactions.records):
+        if isinstance(record.compaction_id, str):
+            ids.setdefault(record.compaction_id, row + 1)
     payload = {"event_count": data.n, "colors": dict(STATUS_COLORS), "steps": steps,
-               "events": events, "replaces": replaces, "lineage": lineage}
+               "events": events, "replaces": replaces, "lineage": lineage,
+               "compactions": ids}
     return StepData(payload, len(attempts), len(chosen))

@@ -74,12 +74,14 @@ class StepControls(widgets.VBox):
                                   layout=widgets.Layout(width="220px"))
         self.event_type = widgets.Dropdown(options=[("any type", "")] + [(t, t) for t in
                                                                          navigator.types],
-                                           tooltip="only events of this type",
-                                           layout=widgets.Layout(width="200px"))
+                                           description="type", tooltip="only events of this type",
+                                           style={"description_width": "34px"},
+                                           layout=widgets.Layout(width="240px"))
         self.surface_state = widgets.Dropdown(
             options=[("any state", "")] + [(s, s) for s in SURFACE_STATES],
+            description="state", style={"description_width": "34px"},
             tooltip="only events in this surface state (at the end of the log)",
-            layout=widgets.Layout(width="130px"))
+            layout=widgets.Layout(width="170px"))
         self.find = _button("find next", "move to the next match", "wb-find")
         self.message = widgets.HTML("")
         self.message.add_class("wb-control-message")
@@ -95,6 +97,8 @@ class StepControls(widgets.VBox):
         self.go.on_click(lambda _b: state.move(self.jump.value))
         self.find.on_click(lambda _b: self.search())
         state.observe(self._sync, names="step")
+        self._controls = (self.play, self.speed, self.stride, self.slider, self.jump,
+                          self.query, self.event_type, self.surface_state)
         super().__init__([
             widgets.HBox([self.play, self.speed, self.stride, self.back, self.slider,
                           self.forward]),
@@ -104,6 +108,19 @@ class StepControls(widgets.VBox):
                           self.message]),
         ])
         self.add_class("wb-controls")
+
+    @property
+    def tips(self) -> dict[str, str]:
+        """``wb-tip-N`` class → tooltip of every control that has one (the front end puts it on
+        the control's own input, `views.fit.PageHelper`)."""
+        out = {}
+        for i, control in enumerate(self._controls):
+            if getattr(control, "tooltip", None):
+                cls = f"wb-tip-{i}"
+                if cls not in control._dom_classes:
+                    control.add_class(cls)
+                out[cls] = control.tooltip
+        return out
 
     def _sync(self, change: dict) -> None:
         self.jump.value = change["new"]

@@ -43,7 +43,7 @@ class DiffPane(Panel):
             options=self.MODES, value=follow, description="compare",
             tooltips=["the step before vs the step", "the surface before the last replacement "
                       "vs the step", "keep the two seqs typed below"],
-            style={"button_width": "110px"})
+            style={"button_width": "130px"})
         self.follow.add_class("wb-diff-follow")
         self.a = widgets.BoundedIntText(value=self._previous, min=0, max=last,
                                         description="from seq", tooltip="the older surface",

@@ -37,7 +37,8 @@ pixel in each figure stacked in one column (the bracket chart's row labels need 
 
 def _x_axis(fig: go.Figure, x_range: Sequence[float] | None) -> None:
     """The shared x axis: the given range, the shared margins, the width of the container."""
-    fig.update_layout(autosize=True, margin=dict(PLOT_MARGIN, t=40, b=40))
+    legend = any(getattr(t, "showlegend", None) is not False for t in fig.data)
+    fig.update_layout(autosize=True, margin=dict(PLOT_MARGIN, t=40, b=40 + 30 * legend))
     if x_range is not None:
         fig.update_xaxes(range=list(x_range), autorange=False)
 
@@ -160,7 +161,7 @@ def token_timeline_figure(frame: pd.DataFrame, *, x: str = "seq",
                            text=f"context window {window:,.0f}")
     fig.update_layout(title=title, shapes=shapes, height=320,
                       xaxis_title="seq", yaxis_title="tokens", hovermode="closest",
-                      legend=dict(orientation="h", y=-0.25), clickmode="event")
+                      legend=dict(orientation="h", y=-0.3), clickmode="event")
     _x_axis(fig, x_range)
     return fig
 
@@ -258,7 +259,7 @@ def context_fill_figure(frame: pd.DataFrame, *, context_window: float | None,
         title += " (no request/context.contextWindow in this log)"
     fig.update_layout(title=title, shapes=shapes, height=260, xaxis_title="seq",
                       yaxis=dict(title="% of context window", ticksuffix=" %", rangemode="tozero"),
-                      hovermode="closest", legend=dict(orientation="h", y=-0.3),
+                      hovermode="closest", legend=dict(orientation="h", y=-0.4),
                       clickmode="event")
     _x_axis(fig, x_range)
     return fig

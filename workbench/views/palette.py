@@ -75,6 +75,8 @@ STYLE = """
   margin: 0 4px; }
 .wb-title { font-weight: bold; margin: 2px 0; }
 .wb-pre { font-size: 11px; white-space: pre-wrap; word-break: break-word; margin: 2px 0; }
+.wb-log td:last-child { white-space: nowrap; }
+.wb-log-pane, .wb-surface-pane { --wb-pane-height: 470px; }
 .wb-controls .widget-play button:nth-child(2) { display: none; }
 .wb-j-time { color: #777; font-style: italic; margin-left: 6px; }
 .wb-copy { cursor: pointer; margin-left: 8px; }
@@ -82,7 +84,8 @@ STYLE = """
 .wb-gap td { color: #1f5fa8; font-style: italic; background: #f6f9fd; }
 .wb-status-note { color: #fff; background: #b35900; border-radius: 3px; padding: 0 4px;
   font-weight: bold; }
-.wb-legend { font-size: 11px; color: #444; margin: 2px 0; }
+.wb-legend { font-size: 11px; color: #444; margin: 2px 0; line-height: 1.5; }
+.wb-summary, .wb-bracket-note { line-height: 1.5; }
 .wb-legend-item { margin-right: 12px; white-space: nowrap; }
 .wb-swatch { display: inline-block; width: 10px; height: 10px; margin-right: 3px;
   vertical-align: middle; }

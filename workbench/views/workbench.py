@@ -29,6 +29,7 @@ from workbench.views.controls import StepControls
 from workbench.views.data import ViewData, default_meters, freeze_if_large, view_data
 from workbench.views.diff import DiffPane
 from workbench.views.html import escape, legend_html, shorten, style_html
+from workbench.views.fit import PageHelper
 from workbench.views.inspector import Inspector
 from workbench.views.log_pane import LogPane
 from workbench.views.state import StepState
@@ -110,7 +111,7 @@ class Workbench(widgets.VBox):
         self.axis = widgets.ToggleButtons(options=[("x: seq", "seq"), ("x: time (UTC)", "time")],
                                           value="seq", tooltips=["charts by seq",
                                                                  "charts by wall-clock time"],
-                                          style={"button_width": "100px"},
+                                          style={"button_width": "130px"},
                                           disabled=data.times_ms is None)
         self.axis.add_class("wb-axis")
         self.axis.observe(lambda c: self.set_axis(c["new"]), names="value")
@@ -121,7 +122,8 @@ class Workbench(widgets.VBox):
         self.header.add_class("wb-header")
         super().__init__([self.header, self.controls,
                           widgets.HBox([self.log_pane, self.surface_pane]), self.axis,
-                          self.token_timeline, self.context_fill, self.bracket_chart, details],
+                          self.token_timeline, self.context_fill, self.bracket_chart, details,
+                          PageHelper(tips=self.controls.tips)],
                          layout=widgets.Layout(width="100%"))
         self.add_class("wb-workbench")
         freeze_if_large(data)
