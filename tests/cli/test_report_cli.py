@@ -91,7 +91,7 @@ def test_default_output_goes_to_the_current_directory(tmp_path: Path,
 
 
 @pytest.mark.parametrize(("args", "message"), [
-    (["--meters", "dsh,nope"], "nope"),
+    (["--meter", "dsh,nope"], "nope"),
     (["--max-steps", "-1"], "--max-steps must be >= 0"),
 ], ids=["unknown-meter", "negative-steps"])
 def test_bad_options_are_unusable(args: list[str], message: str, tmp_path: Path,
@@ -107,7 +107,7 @@ def test_report_never_overwrites_its_input(tmp_path: Path, capsys) -> None:
     log = _two_turns(tmp_path)
     before = log.read_bytes()
     assert main(["report", str(log), "-o", str(log)]) == 2
-    assert "refusing to overwrite the input log" in capsys.readouterr().err
+    assert "refusing to write over the input log" in capsys.readouterr().err
     assert log.read_bytes() == before
 
 

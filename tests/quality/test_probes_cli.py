@@ -68,7 +68,7 @@ def test_probes_usage_errors(written, capsys) -> None:
 
 def test_audit_json_quality(written, capsys) -> None:
     b, path = written
-    assert main(["audit", str(path), "--json", "--meters", "dsh,o200k"]) == 0
+    assert main(["audit", str(path), "--json", "--meter", "dsh,o200k"]) == 0
     report = json.loads(capsys.readouterr().out)
     quality = report["quality"]
     assert quality["prices"]["name"] == "deepseek-v4-flash"
@@ -86,7 +86,7 @@ def test_audit_json_quality(written, capsys) -> None:
     text = capsys.readouterr().out
     assert "citation score" in text and "ledger (dsh)" in text and "session ledger" in text
     assert main(["audit", str(path), "--prices", "nope"]) == 2
-    assert main(["audit", str(path), "--meters", "nope"]) == 2
+    assert main(["audit", str(path), "--meter", "nope"]) == 2
 
 
 def test_real_log_probes(tmp_path: Path) -> None:

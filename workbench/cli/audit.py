@@ -4,7 +4,7 @@ Prints one acceptance table per compaction attempt (and per tool-result prune): 
 pass/fail and its evidence, plus the measurements (hidden vs logged tokens, compression ratio,
 prefix-cache break) and the compaction's quality (`workbench.core.quality`): the citation
 score, kept / lost / invented anchors by kind, re-fetches, and the net cost ledger by each meter
-of `--meters` (default ``dsh``) priced by `--prices` (a model of the default DeepSeek table, or
+of `--meter` (default ``dsh``) priced by `--prices` (a model of the default DeepSeek table, or
 ``HIT,MISS,OUTPUT`` USD per 1M tokens). In a terminal the tables are `rich` tables,
 otherwise plain text; `--json` prints `workbench.core.compaction.audit.AuditReport.as_json()`:
 `{"session_id", "format_version", "compactions": [...], "prunes": [...], "fold_error",
@@ -23,7 +23,7 @@ import argparse
 import sys
 from typing import Any
 
-from workbench.cli.common import defects_code, load_or_exit
+from workbench.cli.common import add_meter, defects_code, load_or_exit, usage_error
 from workbench.core.compaction.audit import AuditReport, CompactionAudit, audit_log
 from workbench.core.compaction.brackets import compactions
 from workbench.core.quality import analyse, node_pricer, price_table, session_totals
@@ -43,9 +43,7 @@ def register(subparsers: Any) -> None:
         epilog="Exit codes: 0 all checks pass, 1 a check fails, 2 the log cannot be read.")
     parser.add_argument("path", metavar="PATH", help="session log (.jsonl or .jsonl.zstd)")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
-    parser.add_argument("--meters", default="dsh", metavar="NAMES",
-                        help="token meters of the cost ledger, comma-separated "
-                             "(dsh, o200k, cl100k, deepseek; default dsh)")
+    add_meter(parser, "dsh", " for the compaction savings")
     parser.add_argument("--prices", default=None, metavar="MODEL|HIT,MISS,OUTPUT",
                         help="ledger prices: a model of the default DeepSeek table "
                              "(deepseek-v4-flash, deepseek-v4-pro) or USD per 1M tokens")
@@ -245,14 +243,13 @@ def print_rich(report: AuditReport, path: str, quality: dict[str, Any]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    try:   # usage first: a bad option is reported before the log is read
+        meters, prices = parse_meter_names(args.meter), parse_prices(args.prices)
+    except (MeterError, PriceError) as exc:
+        return usage_error(args, str(exc))
     log = load_or_exit("audit", args.path)
     if isinstance(log, int):
         return log
-    try:
-        meters, prices = parse_meter_names(args.meters), parse_prices(args.prices)
-    except (MeterError, PriceError) as exc:
-        print(f"workbench audit: {clean(exc)}", file=sys.stderr)
-        return EXIT_UNUSABLE
     found = compactions(log.events, version=log.format_version or 0)
     report = audit_log(log, found=found)
     quality = quality_json(log, found, meters, prices)

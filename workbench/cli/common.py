@@ -1,9 +1,21 @@
-"""What every subcommand does alike: load a log or say in one line why not, and turn the
-log's own defects into the findings exit code. Layer: cli."""
+"""What every subcommand does alike: load a log or say in one line why not, turn the log's own
+defects into the findings exit code, and the options several subcommands share, with one rule
+each. Layer: cli.
+
+* ``--at SEQ``: 0..LAST, or negative counting back from the end (-1 is the last event), like a
+  Python index; anything else is a usage error (exit 2). Default: the end.
+* ``--meter NAMES``: comma-separated token meters (one spelling in every subcommand).
+* A usage error prints the subcommand's usage line, then ``workbench CMD: error: ...``.
+* An output path is checked before any work: its folder must exist and be writable, and it
+  must not be the input log (`check_output`).
+"""
 from __future__ import annotations
 
+import argparse
+import os
 import re
 import sys
+from pathlib import Path
 from typing import Any
 
 from workbench.errors import WorkbenchError
@@ -66,3 +78,74 @@ def defects_code(command: str, log: Any) -> int:
     first = f"; first: {serious[0].rule}: {serious[0].message}" if serious else ""
     say(command, log.path, f"{len(serious)} defect(s), verdict {log.verdict}{first}")
     return EXIT_FINDINGS
+
+
+AT_HELP = ("the surface after event SEQ: 0..LAST, or negative counting back from the end "
+           "(-1 = the last event, like a Python index); default: the end")
+METER_HELP = "comma-separated token meters: dsh, o200k, cl100k, deepseek"
+
+
+def add_at(parser: argparse.ArgumentParser) -> None:
+    """The shared ``--at SEQ`` option (module doc)."""
+    parser.add_argument("--at", type=int, metavar="SEQ", help=AT_HELP)
+
+
+def add_meter(parser: argparse.ArgumentParser, default: str, extra: str = "") -> None:
+    """The shared ``--meter NAMES`` option (module doc)."""
+    parser.add_argument("--meter", default=default, metavar="NAMES",
+                        help=f"{METER_HELP}{extra} (default: {default})")
+
+
+def usage_error(args: argparse.Namespace, message: str) -> int:
+    """Print the subcommand's usage and one error line; returns EXIT_UNUSABLE."""
+    parser = getattr(args, "parser", None)
+    if parser is not None:
+        parser.print_usage(sys.stderr)
+    print(f"workbench {getattr(args, 'command', '')}: error: {clean(message)}", file=sys.stderr)
+    return EXIT_UNUSABLE
+
+
+def resolve_at(value: int | None, last: int) -> int | None:
+    """The seq ``--at`` names in a log whose last seq is `last` (None: outside the log)."""
+    if value is None:
+        return last
+    at = value + last + 1 if value < 0 else value
+    return at if 0 <= at <= last else None
+
+
+def at_or_usage(args: argparse.Namespace, last: int) -> int | None:
+    """`resolve_at` for ``args.at`` (-1 for the default on an empty log), or None after a
+    usage error."""
+    at = resolve_at(args.at, last)
+    if at is None:
+        span = f"seqs 0..{last}, or -1..-{last + 1} from the end" if last >= 0 else "it is empty"
+        usage_error(args, f"--at {args.at} is outside the log ({span})")
+    return at
+
+
+def check_output(path: str | os.PathLike, *, inputs: tuple[str | os.PathLike, ...] = (),
+                 directory: bool = False) -> str | None:
+    """Why `path` cannot be written (None: it can): its folder is missing or not writable, it
+    is a directory (or, with `directory`, a file), or it is one of the `inputs`."""
+    target = Path(path)
+    if target.exists():
+        for source in inputs:
+            if Path(source).exists() and target.resolve() == Path(source).resolve():
+                return f"{target}: refusing to write over the input log"
+        if directory and not target.is_dir():
+            return f"{target}: exists and is not a directory"
+        if not directory and target.is_dir():
+            return f"{target}: is a directory"
+        if not os.access(target, os.W_OK):
+            return f"{target}: not writable"
+        return None
+    parent = target.parent if str(target.parent) else Path(".")
+    nearest = parent
+    if directory:      # a store is created with its parents: the nearest existing one counts
+        while not nearest.exists() and nearest != nearest.parent:
+            nearest = nearest.parent
+    if not nearest.is_dir():
+        return f"{target}: folder {parent} does not exist"
+    if not os.access(nearest, os.W_OK | os.X_OK):
+        return f"{target}: folder {nearest} is not writable"
+    return None

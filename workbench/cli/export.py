@@ -23,6 +23,7 @@ import argparse
 import sys
 from typing import Any
 
+from workbench.cli.common import check_output, usage_error
 from workbench.errors import WorkbenchError
 
 EXIT_OK, EXIT_FINDINGS, EXIT_UNUSABLE = 0, 1, 2
@@ -64,10 +65,13 @@ def run(args: argparse.Namespace) -> int:
     from pathlib import Path
     source = Path(args.path)
     if args.scheduler and args.engine != "dask":
-        return _fail(args.path, "--scheduler needs --engine dask")
+        return usage_error(args, "--scheduler needs --engine dask")
+    if source.is_dir() and args.frames:
+        return usage_error(args, "--frames is for one log; a store holds every frame")
+    problem = check_output(args.output, inputs=(source,), directory=True)   # before any work
+    if problem is not None:
+        return usage_error(args, f"cannot write the output: {problem}")
     if source.is_dir():
-        if args.frames:
-            return _fail(args.path, "--frames is for one log; a store holds every frame")
         return _export_root(args)
     return _export_log(args, source)
 

@@ -12,10 +12,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from typing import Any
 
-from workbench.cli.common import defects_code, load_or_exit
+from workbench.cli.common import add_at, at_or_usage, defects_code, load_or_exit
 from workbench.core.projection import derive_message
 from workbench.core.surface import fold_surface
 from workbench.errors import FoldError
@@ -30,8 +29,7 @@ def register(subparsers: Any) -> None:
         "fold", help="show the model-visible surface of a log at a seq",
         description="Fold a session log's surface (spec §4) and print its nodes.")
     parser.add_argument("path", metavar="PATH", help="session log (.jsonl or .jsonl.zstd)")
-    parser.add_argument("--at", type=int, metavar="SEQ",
-                        help="fold events 0..SEQ (default: the whole log)")
+    add_at(parser)
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.set_defaults(run=run)
 
@@ -91,10 +89,8 @@ def run(args: argparse.Namespace) -> int:
         return log
     events = log.events
     end = len(events) - 1
-    at = end if args.at is None else args.at
-    if not -1 <= at <= end:
-        print(f"workbench fold: {args.path}: --at {at} is outside the log (seqs 0..{end})",
-              file=sys.stderr)
+    at = at_or_usage(args, end)
+    if at is None:
         return EXIT_UNUSABLE
     version = _version(log)
     try:

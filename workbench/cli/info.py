@@ -3,7 +3,8 @@
 For every session found under PATH (`workbench.io.discover.find_sessions`: a log file, a list of
 them, or a DSH session root / project / session directory) the log is loaded with
 `workbench.core.load.load_log` and summarised: format version, session id, parent, event count,
-counts by type, turns, steps, compaction events, verdict and defects.
+counts by type, turns, steps, compaction events and attempts by status (every attempt that did
+not complete named in words: failed, interrupted, stale), verdict and defects.
 
 Exit codes (`workbench.cli.main`): 0 every log reads cleanly; 1 a log loaded with defects;
 2 a log was refused (a format version this build does not read) or is unreadable, or PATH holds
@@ -60,9 +61,50 @@ def _defect_json(defect: Any) -> dict:
     return out
 
 
+def brackets(log: Any, counts: Counter) -> tuple[dict[str, int], list[dict]]:
+    """Compaction attempts by status, and every one that did not complete (number from 1,
+    status, start, end, error). A log whose every start has an end without an error is all
+    completed; otherwise the attempts are reconstructed (`core.compaction.brackets`)."""
+    starts = counts.get("compaction/start", 0)
+    if not starts:
+        return {}, []
+    events = log.events
+    type_of = getattr(events, "type_of", None)
+    if counts.get("compaction/end", 0) == starts:
+        ends = [i for i in range(len(events)) if (type_of(i) if type_of else
+                                                   events[i].get("type")) == "compaction/end"]
+        data = [events[i].get("data") for i in ends]
+        if not any(isinstance(d, dict) and "error" in d for d in data):
+            return {"completed": starts}, []
+    from workbench.core.compaction.brackets import compactions
+    from workbench.views.palette import status_name
+    records = compactions(events, version=log.format_version or 0).records
+    by_status: dict[str, int] = {}
+    unfinished = []
+    for number, r in enumerate(records, start=1):
+        status = status_name(r.status)
+        by_status[status] = by_status.get(status, 0) + 1
+        if status != "completed":
+            unfinished.append({"number": number, "status": status, "start_seq": r.start_seq,
+                               "end_seq": r.end_seq, "end_seed_seq": r.end_seed_seq,
+                               "error": r.error if isinstance(r.error, str) else None})
+    return by_status, unfinished
+
+
+def _bracket_line(b: dict) -> str:
+    where = f"compaction #{b['number']} {b['status']}: compaction/start at seq {b['start_seq']}"
+    if b["status"] == "interrupted":
+        return f"{where} never closed (the process stopped mid-compaction)"
+    if b["status"] == "stale":
+        return f"{where} never closed; session/end-seed at seq {b['end_seed_seq']} released it"
+    error = f": {clean(b['error'])[:120]}" if b["error"] else ""
+    return f"{where}, closed at seq {b['end_seq']} with an error{error}"
+
+
 def summarise(log: Any, path: Path, ref: Any = None) -> dict:
     """The JSON summary of one loaded log (`ref`: its discovery record, for the generations)."""
     counts = _type_counts(log.events)
+    by_status, unfinished = brackets(log, counts) if log.header is not None else ({}, [])
     header = log.header if isinstance(log.header, dict) else {}
     parent = header.get("parentSession")
     readable = log.header is not None
@@ -80,6 +122,8 @@ def summarise(log: Any, path: Path, ref: Any = None) -> dict:
         "steps": counts.get("step/start", 0),
         "compaction_events": sum(v for k, v in counts.items()
                                  if isinstance(k, str) and k.startswith("compaction/")),
+        "compactions": by_status,
+        "unfinished_compactions": unfinished,
         "repair_closers": len(log.closers),
         "readable": readable,
         "older_generations": [str(p) for p in getattr(ref, "older_generations", ())],
@@ -107,6 +151,10 @@ def _print_text(s: dict) -> None:
         print(f"  older generations kept beside it (not read): {names}")
     for note in s["notes"]:
         print(f"  note: {clean(note)}")
+    if s["compactions"]:
+        print("  compactions: " + ", ".join(f"{v} {k}" for k, v in s["compactions"].items()))
+    for b in s["unfinished_compactions"]:
+        print(f"  {_bracket_line(b)}")
     if s["repair_closers"]:
         print(f"  open turn: crash repair would append {s['repair_closers']} closer event(s)")
     if s["event_types"]:

@@ -38,6 +38,8 @@ def build_parser() -> argparse.ArgumentParser:
                 continue
             raise
         module.register(subparsers)
+    for sub in subparsers.choices.values():   # usage errors print the subcommand's usage
+        sub.set_defaults(parser=sub)
     return parser
 
 

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from typing import Any
 
-from workbench.cli.common import EXIT_OK, EXIT_UNUSABLE, clean, defects_code, load_or_exit, say
+from workbench.cli.common import (EXIT_OK, EXIT_UNUSABLE, check_output, clean, defects_code,
+                                  load_or_exit, say, usage_error)
 from workbench.io.generations import rules_for
 
 
@@ -44,10 +44,9 @@ def run(args: argparse.Namespace) -> int:
     if args.json and args.output is None:
         say("probes", args.path, "--json needs -o (the samples go to the file)")
         return EXIT_UNUSABLE
-    if args.output is not None and os.path.exists(args.output) and os.path.exists(args.path) \
-            and os.path.samefile(args.output, args.path):
-        say("probes", args.path, "refusing to write over the input log")
-        return EXIT_UNUSABLE
+    problem = check_output(args.output, inputs=(args.path,)) if args.output else None
+    if problem is not None:
+        return usage_error(args, f"cannot write the samples: {problem}")
     log = load_or_exit("probes", args.path)
     if isinstance(log, int):
         return log

@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from workbench.cli.common import add_meter, check_output, usage_error
 from workbench.cli.info import clean as _clean
 from workbench.errors import LogUnreadable, WorkbenchError
 
@@ -40,9 +41,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("-o", "--output", metavar="OUT.html", default=None,
                         help="file to write (default: <log name>.report.html in the current "
                              "directory)")
-    parser.add_argument("--meters", default="dsh",
-                        help="token meters for the timeline, comma-separated (default: dsh; "
-                             "also o200k, cl100k, deepseek)")
+    add_meter(parser, "dsh", " for the timeline")
     parser.add_argument("--max-steps", type=int, default=MAX_STEPS, metavar="N",
                         help=f"most model requests in the step viewer (default {MAX_STEPS})")
     parser.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
@@ -80,18 +79,20 @@ def run(args: argparse.Namespace) -> int:
     from workbench.session import load
 
     try:
+        meters = check_meters(args.meter)
+    except WorkbenchError as exc:   # an unknown meter name
+        return usage_error(args, str(exc))
+    if args.max_steps < 0:
+        return usage_error(args, "--max-steps must be >= 0")
+    try:
         log = resolve_log(Path(args.path))
-        meters = check_meters(args.meters)
-    except WorkbenchError as exc:   # no such log, several sessions, an unknown meter name
+    except WorkbenchError as exc:   # no such log, several sessions
         _say(_clean(exc))
         return EXIT_UNUSABLE
-    if args.max_steps < 0:
-        _say("--max-steps must be >= 0")
-        return EXIT_UNUSABLE
     out = Path(args.output) if args.output else default_output(log)
-    if out.exists() and out.resolve() == log.resolve():
-        _say(f"{_clean(out)}: refusing to overwrite the input log")
-        return EXIT_UNUSABLE
+    problem = check_output(out, inputs=(log,))   # before building, not after
+    if problem is not None:
+        return usage_error(args, f"cannot write the report: {problem}")
     started = time.perf_counter()
     try:
         session = load(log)

@@ -21,7 +21,8 @@ import json
 import sys
 from typing import Any
 
-from workbench.cli.common import defects_code, load_or_exit
+from workbench.cli.common import (add_at, add_meter, at_or_usage, defects_code, load_or_exit,
+                                  usage_error)
 from workbench.cli.fold import preview
 from workbench.core.surface import fold_surface
 from workbench.core.tokens.counts import LogTokens
@@ -40,10 +41,8 @@ def register(subparsers: Any) -> None:
         description="Count the model-visible surface and request envelope of a session log at a seq "
                     "with the DSH heuristic and real tokenizers, side by side (spec §6).")
     parser.add_argument("path", metavar="PATH", help="session log (.jsonl or .jsonl.zstd)")
-    parser.add_argument("--at", type=int, metavar="SEQ", help="surface after event SEQ (default: the end)")
-    parser.add_argument("--meter", default=DEFAULT_METERS, metavar="NAMES",
-                        help=f"comma-separated meters: dsh, o200k, cl100k, deepseek, usage "
-                             f"(default: {DEFAULT_METERS})")
+    add_at(parser)
+    add_meter(parser, DEFAULT_METERS, ", usage (what the provider reported)")
     parser.add_argument("--top", type=int, default=10, metavar="N", help="largest nodes to list (default 10)")
     parser.add_argument("--json", action="store_true", help="print JSON instead of tables")
     parser.set_defaults(run=run)
@@ -76,15 +75,15 @@ def run(args: argparse.Namespace) -> int:
     try:
         meters, want_usage = _split_meters(args.meter)
     except MeterError as exc:
-        return _fail(args.path, str(exc))
+        return usage_error(args, str(exc))
     log = load_or_exit("tokens", args.path)
     if isinstance(log, int):
         return log
     events = log.events
     end = len(events) - 1
-    at = end if args.at is None else args.at
-    if not 0 <= at <= end:
-        return _fail(args.path, f"--at {at} is outside the log (seqs 0..{end})")
+    at = at_or_usage(args, end)
+    if at is None:
+        return EXIT_UNUSABLE
     version = rules_for(log.format_version)
     try:
         fold = fold_surface(events, version=version, through=at)

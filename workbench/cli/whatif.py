@@ -21,7 +21,7 @@ import argparse
 import json
 from typing import Any
 
-from workbench.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_UNUSABLE, clean, load_or_exit, say
+from workbench.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_UNUSABLE, check_output, clean, load_or_exit, say, usage_error
 from workbench.errors import InvalidArgument, WorkbenchError
 
 _INTS = ("context_window", "retain_tokens", "headroom_tokens", "max_tokens", "compaction_retries")
@@ -75,8 +75,10 @@ def run(args: argparse.Namespace) -> int:
     try:
         settings = parse_policy(args.policy, args.pruner)
     except ValueError as exc:
-        say("whatif", args.path, str(exc))
-        return EXIT_UNUSABLE
+        return usage_error(args, str(exc))
+    problem = check_output(args.output, inputs=(args.path,)) if args.output else None
+    if problem is not None:   # before the replay, not after
+        return usage_error(args, f"cannot write the counterfactual: {problem}")
     log = load_or_exit("whatif", args.path)
     if isinstance(log, int):
         return log

@@ -147,6 +147,18 @@ def session_keys(ids: Sequence[str | None], paths: Sequence[str]) -> list[str]:
     return keys
 
 
+def session_label(path: str) -> str:
+    """A readable name for a session: its file name without the log suffixes
+    (``dev-killed__session.v4.jsonl`` → ``dev-killed__session``), or the folder holding it when
+    the file has DSH's generic name (``<id>/session.v4.jsonl`` → ``<id>``)."""
+    name = Path(path).name
+    for suffix in (".zstd", ".jsonl", ".v4", ".v3", ".v2", ".v1"):
+        name = name.removesuffix(suffix)
+    if name == "session" and Path(path).parent.name:
+        name = Path(path).parent.name
+    return safe_text(name)
+
+
 # -- the result ------------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -243,6 +255,8 @@ def _combine(results: Sequence[tuple[dict, dict]], keys: Sequence[str],
     summaries = {c.name: [r[0].get(c.name) for r in results] for c in SessionColumns}
     sessions = frame(SessionColumns, summaries, len(results))
     sessions.insert(0, "session", pd.Categorical(list(keys), dtype=key_dtype))
+    labels = [session_label(str(p)) for p in summaries["path"]]
+    sessions.insert(1, "session_label", pd.array(labels, dtype="string"))
     out["sessions"] = sessions
     for name in (*names, "defects"):
         schema = frame_schema(SCHEMAS[name])

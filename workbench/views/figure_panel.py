@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from workbench.errors import InvalidArgument
 from workbench.views.figures import CURSOR_SHAPE
 from workbench.views.state import Panel, StepState
 
@@ -52,7 +53,7 @@ class FigurePanel(Panel):
         """Show seqs ("seq") or wall-clock UTC times ("time") on the x axis."""
         if axis not in ("seq", "time"):
             msg = f"axis must be 'seq' or 'time', not {axis!r}"
-            raise ValueError(msg)
+            raise InvalidArgument(msg)
         self.axis = axis if self.times_ms is not None else "seq"
         with self.figure.batch_update():
             for trace, xs in zip(self.figure.data, self._seq_x):

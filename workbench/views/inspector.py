@@ -25,6 +25,7 @@ import ipywidgets as widgets
 
 from workbench.core.requests import rebuild_request
 from workbench.core.tokens.meters import get_meter
+from workbench.errors import InvalidArgument
 from workbench.io.jsjson import stringify
 from workbench.views.clickable import ClickableHTML
 from workbench.views.data import ViewData, view_data
@@ -137,11 +138,11 @@ class Inspector(Panel):
         request = self.rebuilt(seq)
         if request is None:
             msg = f"seq {seq} is not a model call: no request to save"
-            raise ValueError(msg)
+            raise InvalidArgument(msg)
         target = Path(path)
         if target.exists() and target.resolve() == Path(self.session.path).resolve():
-            msg = f"{target}: refusing to overwrite the input log"
-            raise ValueError(msg)
+            msg = f"{target}: refusing to write over the input log"
+            raise InvalidArgument(msg)
         target.write_text(json.dumps(request, ensure_ascii=False, indent=2), encoding="utf-8")
         return target
 

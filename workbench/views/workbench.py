@@ -23,13 +23,13 @@ import numpy as np
 
 from workbench.core.compaction.threshold import PressureSettings
 from workbench.core.tokens.meters import parse_meter_names
-
+from workbench.errors import InvalidArgument
 from workbench.views.brackets import BracketChart
 from workbench.views.controls import StepControls
 from workbench.views.data import ViewData, default_meters, freeze_if_large, view_data
 from workbench.views.diff import DiffPane
-from workbench.views.html import escape, legend_html, shorten, style_html
 from workbench.views.fit import PageHelper
+from workbench.views.html import escape, legend_html, shorten, style_html
 from workbench.views.inspector import Inspector
 from workbench.views.log_pane import LogPane
 from workbench.views.state import StepState
@@ -148,7 +148,7 @@ class Workbench(widgets.VBox):
         """The seq a `goto` target names: a seq (negative counts from the end), or
         ``"compaction:K"`` (the K-th attempt, from 1: its checkpoint, else its start),
         ``"compaction:ID"`` (by compaction id), ``"request:SEQ"`` (the model call at or after
-        SEQ). `ValueError` names what was not found."""
+        SEQ). `InvalidArgument` (a ValueError) names what was not found."""
         data = self.data
         if isinstance(target, str) and ":" in target:
             kind, _, key = target.partition(":")
@@ -158,7 +158,7 @@ class Workbench(widgets.VBox):
                     i for i, v in enumerate(frame["compaction_id"].astype(object)) if v == key]
                 if not rows or not 0 <= rows[0] < len(data.brackets):
                     msg = f"no compaction {key!r} (this log has {len(data.brackets)})"
-                    raise ValueError(msg)
+                    raise InvalidArgument(msg)
                 b = data.brackets[rows[0]]
                 return b.replacement if b.replacement >= 0 else b.start
             if kind == "request" and key.strip().lstrip("-").isdigit():
@@ -167,14 +167,14 @@ class Workbench(widgets.VBox):
                 if at < len(requests):
                     return int(requests[at])
                 msg = f"no model request at or after seq {key}"
-                raise ValueError(msg)
+                raise InvalidArgument(msg)
             msg = f"unknown target {target!r}: use a seq, 'compaction:K', 'request:SEQ'"
-            raise ValueError(msg)
+            raise InvalidArgument(msg)
         seq = int(target)
         seq = seq + data.n if seq < 0 else seq
         if not 0 <= seq <= data.last_seq:
             msg = f"seq {target} is outside the log (0..{data.last_seq}, or negative from the end)"
-            raise ValueError(msg)
+            raise InvalidArgument(msg)
         return seq
 
     def goto(self, target: int | str) -> int:
