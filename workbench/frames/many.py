@@ -61,6 +61,7 @@ class SessionResult:
 def _summary(path: str, **values: Any) -> dict[str, Any]:
     row: dict[str, Any] = dict.fromkeys(c.name for c in SessionColumns)
     row["path"] = path
+    row["session_label"] = session_label(path)
     row.update(values)
     return row
 
@@ -255,8 +256,6 @@ def _combine(results: Sequence[tuple[dict, dict]], keys: Sequence[str],
     summaries = {c.name: [r[0].get(c.name) for r in results] for c in SessionColumns}
     sessions = frame(SessionColumns, summaries, len(results))
     sessions.insert(0, "session", pd.Categorical(list(keys), dtype=key_dtype))
-    labels = [session_label(str(p)) for p in summaries["path"]]
-    sessions.insert(1, "session_label", pd.array(labels, dtype="string"))
     out["sessions"] = sessions
     for name in (*names, "defects"):
         schema = frame_schema(SCHEMAS[name])

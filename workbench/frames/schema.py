@@ -50,6 +50,8 @@ def _col(name: str, dtype: Any, doc: str) -> Column:
 
 
 SessionColumns: Columns = (
+    _col("session_label", "string", "a readable name beside the key: the log's file name without "
+         "its suffixes, or the folder of a log with DSH's generic name (frames.many.session_label)"),
     _col("session_id", "string", "header session id"),
     _col("path", "string", "the log file"),
     _col("parent_session", "string", "header parentSession (forks, subagents)"),
