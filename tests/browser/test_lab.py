@@ -139,20 +139,21 @@ def test_workbench_follows_slider_and_next_compaction(lab, browser, screenshots)
     assert "surface at seq 43" in page.evaluate(SURFACE_CAPTION)
     page.screenshot(path=str(screenshots / "02-slider.png"), full_page=True)
 
-    page.locator(".wb-next-compaction").click()
-    _wait_step(page, 85)
-    page.wait_for_function(f"() => ({CURSOR})() === 85", timeout=30_000)
+    page.locator(".wb-next-compaction").click()          # the bracket's start ...
+    _wait_step(page, 81)
+    page.locator(".wb-next-compaction").click()          # ... then its checkpoint
+    _wait_step(page, 84)
+    page.wait_for_function(f"() => ({CURSOR})() === 84", timeout=30_000)
     page.wait_for_function("() => document.querySelector('.wb-surface-pane caption').innerText"
-                           ".includes('surface at seq 85')", timeout=30_000)
+                           ".includes('surface at seq 84')", timeout=30_000)
     replaces = page.locator(".wb-surface-pane .wb-replaces").first
     match = re.fullmatch(r"replaces #(\d+)…#(\d+) \((\d+) nodes\)", replaces.inner_text().strip())
     assert match, replaces.inner_text()
     first_hidden = int(match.group(1))
+    assert page.locator(".wb-log-pane tr.wb-shadowed").count() > 0    # the range, at the step
     page.screenshot(path=str(screenshots / "03-next-compaction.png"), full_page=True)
 
-    replaces.click()                                   # expand the checkpoint's lineage
-    entry = page.locator(f'.wb-surface-pane .wb-lineage li[data-seq="{first_hidden}"]').first
-    entry.click()                                      # select the first event it hid
+    replaces.click()                                   # the link to the range it hid
     page.wait_for_function(
         f"() => document.querySelector('.wb-log-pane tr.wb-focus').dataset.seq === "
         f"'{first_hidden}'", timeout=30_000)
@@ -160,7 +161,7 @@ def test_workbench_follows_slider_and_next_compaction(lab, browser, screenshots)
     assert hidden.count() > 0
     assert hidden.first.inner_text() == "hidden by #84"
     assert page.locator(".wb-log-pane tr.wb-shadowed").count() == hidden.count()
-    assert page.evaluate(STEP_OF_LOG) is None          # the step (85) is outside this window
+    assert page.evaluate(STEP_OF_LOG) is None          # the step (84) is outside this window
     assert f"event #{first_hidden}" in page.locator(".wb-inspector").inner_text()
     page.screenshot(path=str(screenshots / "04-hidden-range.png"), full_page=True)
 
@@ -170,10 +171,10 @@ def test_workbench_follows_slider_and_next_compaction(lab, browser, screenshots)
     page.wait_for_function(f"() => ({CURSOR})() === {target}", timeout=30_000)
     assert page.locator(".wb-log-pane .wb-hidden-by").count() == 0
 
-    buttons = page.locator(".widget-play button")      # play, pause, stop, repeat
+    buttons = page.locator(".widget-play button")      # play/pause (stop and repeat hidden)
     buttons.nth(0).click()
     page.wait_for_function(f"() => ({STEP_OF_LOG})() >= {target + 3}", timeout=30_000)
-    buttons.nth(1).click()
+    buttons.nth(0).click()
     page.wait_for_timeout(1000)
     paused = page.evaluate(STEP_OF_LOG)
     page.wait_for_function(f"() => ({CURSOR})() === {paused}", timeout=30_000)
@@ -206,8 +207,10 @@ def test_html_and_js_in_a_log_show_as_text_and_never_run(lab, browser, screensho
     assert "[the docs](javascript:alert(document.cookie))" in log_text
 
     page.locator(".wb-next-compaction").click()
-    _wait_step(page, 42)
-    page.locator(".wb-surface-pane details summary").first.click()   # open the lineage
+    _wait_step(page, 38)
+    page.locator(".wb-next-compaction").click()
+    _wait_step(page, 41)
+    page.locator('.wb-surface-pane details[data-key^="node-"] > summary').first.click()
     lineage = page.locator(".wb-surface-pane .wb-lineage").first.inner_text()
     assert "<svg onload=" in lineage
     page.get_by_role("tab", name="inspector", exact=True).click()

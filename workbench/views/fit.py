@@ -49,7 +49,8 @@ function render({ model, el }) {
     const tips = model.get("tips") || {};
     Object.keys(tips).forEach((cls) => {
       box.querySelectorAll("." + cls).forEach((w) => {
-        w.querySelectorAll("input, select, textarea, button").forEach((c) => {
+        const what = w.classList.contains("wb-play") ? "input" : "input, select, textarea, button";
+        w.querySelectorAll(what).forEach((c) => {
           if (!c.title) c.title = tips[cls];
         });
       });
