@@ -68,7 +68,9 @@ class Replay:
         self.notices: list[str] = []   # what the counterfactual cannot know, in words
         self.origin: list[int] = []
         self.hidden_by: dict[int, int] = {}    # counterfactual node -> the replacement that hid it
-        self.stand_in: dict[int, int] = {}     # dropped real prune copy -> its original   # per counterfactual seq: the real seq it follows
+        self.stand_in: dict[int, int] = {}     # dropped real prune copy -> its original
+        self.failing: dict[Any, str] = {}      # kept attempt id -> the shrink-check error it gets
+        self.failed_summaries: set[int] = set()   # per counterfactual seq: the real seq it follows
         self.origin_cursor = -1
 
     # -- the surface
@@ -117,6 +119,24 @@ class Replay:
         `patch` sets data keys after renumbering (counterfactual seqs; `REMOVE` deletes)."""
         old = event["seq"]
         kind = event.get("type")
+        data0 = event.get("data") if isinstance(event.get("data"), dict) else {}
+        source = data0.get("source")
+        cid = (data0.get("compactionId") if str(kind).startswith("compaction/") else
+               source.get("compactionId") if kind == "user/message" and isinstance(source, dict)
+               else None)
+        if cid is not None and cid in self.failing and kind != "compaction/end":
+            self.skip(event)           # the summary and checkpoint of a now-failing attempt
+            return -1
+        if cid is not None and cid in self.failing:
+            patch = {**(patch or {}), "error": self.failing.pop(cid)}
+        if kind == "command/done" and data0.get("sourceEventSeq") in self.failed_summaries:
+            patch = {**(patch or {}), "sourceEventSeq": REMOVE, "kind": "error",
+                     "text": "Compaction could not produce a useful summary. The attempt is "
+                             "recorded in the session log."}
+        if kind == "compaction/summary" and self._fails_shrink(event):
+            self.failed_summaries.add(old)
+            self.skip(event)
+            return -1
         if old == self._drop_next or (kind == "compaction/prune" and not self._prunable(event)):
             if kind == "compaction/prune":
                 self._drop_next = old + 1
@@ -171,6 +191,22 @@ class Replay:
         counterfactual compaction may have hidden it: then the prune pair is dropped)."""
         target = ((event.get("data") or {}).get("shadowedRange") or {}).get("start")
         return self.seqs.has(target) and self.seqs.get(target) in {s for s, _ in self.nodes()}
+
+    def _fails_shrink(self, event: Mapping[str, Any]) -> bool:
+        """A kept summary no longer smaller than what it would hide now: DSH's shrink check
+        fails it (v4 §5.4); the attempt becomes start → end{error}."""
+        data = event["data"]
+        span = data.get("shadowedRange") or {}
+        seqs = self.span(span.get("start"), span.get("end"), head=True)
+        prices = dict(self.nodes())
+        shadowed = sum(prices[s] for s in seqs)
+        framed = framed_summary_tokens(data.get("summary"), version=self.version)
+        if framed < shadowed:
+            return False
+        self.failing[data.get("compactionId")] = (
+            f"summary is not smaller than the shadowed content ({framed} estimated framed tokens "
+            f">= {shadowed})")
+        return True
 
     def resolve(self, real_seq: Any) -> int | None:
         """The current node that stands for real seq `real_seq`: itself, or the replacement
