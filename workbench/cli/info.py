@@ -5,6 +5,8 @@ them, or a DSH session root / project / session directory) the log is loaded wit
 `workbench.core.load.load_log` and summarised: format version, session id, parent, event count,
 counts by type, turns, steps, compaction events, verdict and defects.
 
+`--follow` keeps a one-line status of one log current as it grows (`workbench.cli.follow`).
+
 Exit codes (`workbench.cli.main`): 0 every log reads cleanly; 1 a log loaded with defects;
 2 a log was refused (a format version this build does not read) or is unreadable, or PATH holds
 no session. With several sessions, 2 only when none of them could be read: when some are fine
@@ -37,6 +39,9 @@ def register(subparsers: Any) -> None:
                         help="a session log file, or a directory holding sessions")
     parser.add_argument("--json", action="store_true",
                         help="print one JSON object per session (one per line)")
+    parser.add_argument("--follow", action="store_true",
+                        help="keep one status line of a single log current as it grows, until "
+                             "Ctrl-C (exit 130)")
     parser.set_defaults(run=run)
 
 
@@ -171,6 +176,12 @@ def info_one(path: Path, as_json: bool, ref: Any = None) -> int:
 def run(args: argparse.Namespace) -> int:
     from workbench.io.discover import find_sessions
     paths: Sequence[str] = args.paths
+    if args.follow:
+        if len(paths) != 1:
+            print("workbench info: --follow follows one log; give one PATH", file=sys.stderr)
+            return EXIT_UNUSABLE
+        from workbench.cli.follow import follow_info
+        return follow_info(paths[0], args.json)
     try:
         refs = find_sessions(paths[0] if len(paths) == 1 else paths)
     except LogUnreadable as exc:

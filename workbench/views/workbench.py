@@ -6,6 +6,9 @@ controls, the log pane (left) beside the surface pane (right), the token timelin
 chart, and a tab with the inspector and the diff mode. Each view is also usable on its own
 (`workbench.views.LogPane(session)`, ...).
 
+`Workbench(session, follow=True)` (or `follow(path)`) keeps reading a growing log: a live bar
+on top and a poller that rebuilds the panels as events arrive (`workbench.views.live`).
+
 Works in JupyterLab, Notebook 7 and Voilà: it is plain ipywidgets, plotly `FigureWidget`s and
 one small `anywidget` (`ClickableHTML`) whose script ships inline, so nothing is fetched.
 """
@@ -45,15 +48,35 @@ class Workbench(widgets.VBox):
     """Every view of one session around one shared step (see the module doc)."""
 
     def __init__(self, session: Session, *, step: int = 0,
-                 meters: str | Sequence[str] = ("dsh",)) -> None:
+                 meters: str | Sequence[str] = ("dsh",), follow: bool = False,
+                 tail: bool = False) -> None:
         self.session = session
+        self._meters = meters
+        super().__init__([])
+        self.add_class("wb-workbench")
+        self.live = None
+        if follow:   # the live bar and poller (workbench.views.live)
+            from workbench.views.live import LiveFollow
+            self.live = LiveFollow(self, tail=tail)
+        self.rebuild(step)
+        if self.live is not None:
+            self.live.start()
+
+    def rebuild(self, step: int) -> None:
+        """(Re)build every panel around a new shared step from the session as it is now (a
+        followed session grows: `workbench.views.live`)."""
+        session = self.session
+        from workbench.views.data import _CACHE
+        data = _CACHE.get(session)
+        if data is not None and data.n != len(session):
+            del _CACHE[session]
         data = view_data(session)
         self.state = StepState(last_seq=data.last_seq)
         self.state.step = min(max(step, 0), data.last_seq)
         self.controls = StepControls(self.state, data.navigator)
         self.log_pane = LogPane(session, self.state)
         self.surface_pane = SurfacePane(session, self.state)
-        self.token_timeline = TokenTimeline(session, self.state, meters=meters)
+        self.token_timeline = TokenTimeline(session, self.state, meters=self._meters)
         self.bracket_chart = BracketChart(session, self.state)
         self.inspector = Inspector(session, self.state)
         self.diff = DiffPane(session, self.state)
@@ -62,11 +85,10 @@ class Workbench(widgets.VBox):
         details = widgets.Tab([self.inspector, self.diff])
         details.set_title(0, "inspector")
         details.set_title(1, "diff")
-        super().__init__([widgets.HTML(summary_html(session)), self.controls,
-                          widgets.HBox([self.log_pane, self.surface_pane]), self.token_timeline,
-                          self.bracket_chart,
-                          details])
-        self.add_class("wb-workbench")
+        head = [self.live.bar] if self.live is not None else []
+        self.children = [*head, widgets.HTML(summary_html(session)), self.controls,
+                         widgets.HBox([self.log_pane, self.surface_pane]), self.token_timeline,
+                         self.bracket_chart, details]
         freeze_if_large(data)
 
     @property
@@ -77,6 +99,13 @@ class Workbench(widgets.VBox):
 
     def __repr__(self) -> str:
         return f"Workbench({self.session!r}, step={self.state.step})"
+
+
+def follow(path: str | os.PathLike, **options: object) -> Workbench:
+    """A `Workbench` following the log at `path` as DSH writes it (`workbench.views.live`):
+    ``workbench.follow(path)`` as a cell's last line shows it."""
+    from workbench.session import load
+    return Workbench(load(path, follow=True), follow=True, **options)  # type: ignore[arg-type]
 
 
 def show(source: Session | str | os.PathLike, **options: object) -> None:
