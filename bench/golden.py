@@ -2,7 +2,7 @@
 """Record, and compare against, the CLI's `--json` output on every log of a corpus.
 
     bench/golden.py record OUT [--src DIR] [ROOTS...]   # run `info`, `fold`, `audit`, `tokens`
-    bench/golden.py compare OUT [--src DIR] [--ignore FIELD ...] [ROOTS...]
+    bench/golden.py compare OUT [--src DIR] [--ignore FIELD ...] [--recorded-only] [ROOTS...]
 
 `record` writes one JSON file per log into OUT (keep it outside the repository): for each of the
 four subcommands its exit code, its stdout (parsed as JSON lines where it parses) and its stderr.
@@ -101,12 +101,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("roots", nargs="*", default=list(DEFAULT_ROOTS))
     parser.add_argument("--src", help="directory whose `workbench` package is run")
     parser.add_argument("--ignore", action="append", default=[], help="field added on purpose")
+    parser.add_argument("--recorded-only", action="store_true",
+                        help="compare only the logs the recording holds (a partial recording)")
     args = parser.parse_intermixed_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     ignore = set(args.ignore)
     differing = 0
     paths = logs(args.roots)
+    if args.recorded_only:
+        paths = [p for p in paths if (out / (key(p) + ".json")).exists()]
     for n, path in enumerate(paths, 1):
         result = run(path, args.src)
         target = out / (key(path) + ".json")

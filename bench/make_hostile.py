@@ -9,7 +9,7 @@ Every file starts as a valid v4 log written by `workbench.build` (a few turns), 
   128 KiB of file for ~1 GiB and ~4 GiB of plaintext;
 * ``zstd-bomb-events``: the same with copies of a valid ``user/message`` line (a row type the v4
   admission screen applies to, no ``turn/end``), so every line is a candidate that must be parsed
-  until the documented limit (`workbench.io.scan.AFTER_ISSUE_LINES`) stops reading;
+  until the documented limit (`workbench.io.tail.AFTER_ISSUE_LINES`) stops reading;
 * ``raw-garbage``: 5M garbage lines (10 MB) after the bad line;
 * ``raw-escapes``: 5M lines holding a backslash escape (each one a candidate line);
 * ``raw-long-line``: a clean log with one valid 300 MB event line (a long user message);

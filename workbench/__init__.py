@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from workbench.frames.fleet import Fleet, fleet
     from workbench.frames.many import SessionFrames, load_sessions
     from workbench.session import Session, load
-    from workbench.views import Workbench, show
+    from workbench.views import Workbench, follow, show
     from workbench.views.compare import compare
 
 _LAZY = {
@@ -36,6 +36,7 @@ _LAZY = {
     "Fleet": "workbench.frames.fleet",
     "Workbench": "workbench.views",   # widgets load only when asked for
     "show": "workbench.views",
+    "follow": "workbench.views",   # a Workbench following a growing log
     "compare": "workbench.views.compare",   # real vs a what-if session, side by side
 }
 

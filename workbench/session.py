@@ -42,12 +42,17 @@ if TYPE_CHECKING:
 __all__ = ["Session", "SurfaceArrays", "load"]
 
 
-def load(path: str | os.PathLike, *, strict: bool = False) -> Session:
+def load(path: str | os.PathLike, *, strict: bool = False, follow: bool = False) -> Session:
     """Read the log at `path` (raw or zstd, v0 or v4) into a `Session`.
 
     Data problems never raise: they are `Session.defects` (and `defects_df()`). `strict=True`
     raises `LogCorrupt` when the reference would reject the log. An unreadable path raises
-    `LogUnreadable`; a refused format version loads as an empty session with a defect."""
+    `LogUnreadable`; a refused format version loads as an empty session with a defect.
+    `follow=True` keeps reading as the log grows: `Session.refresh()` (`workbench.frames.live`);
+    a record still being written is not read yet."""
+    if follow:
+        from workbench.frames.live import open_live
+        return Session(None, live=open_live(path))  # type: ignore[arg-type]
     from workbench.core.load import load_log
     riding = Riding()
     log = load_log(os.fspath(path), strict=strict, feeders=(riding.start,))
@@ -65,12 +70,32 @@ class Session(QualityFrames):
     notices: tuple = ()
     log_bytes: bytes | None = None
 
-    def __init__(self, log: Log, *, passed: LogPass | None = None) -> None:
+    def __init__(self, log: Log, *, passed: LogPass | None = None, live: Any = None) -> None:
+        self._live = live
+        self.reload_notices: list[str] = []
+        """What `refresh()` had to load again, and why (a rewritten or truncated log)."""
+        if live is not None:
+            log, passed = live.log.log(), live.passed
         self.log = log
         self._passed = passed
         self._frames: dict[tuple, pd.DataFrame] = {}
         self.meter_counts: dict[str, np.ndarray] = {}
         """Per-seq counts of each real-tokenizer meter, once computed (`frames.meters`)."""
+
+    # -- following a growing log (workbench.frames.live) ---------------------------------------
+
+    @property
+    def live(self) -> Any:
+        """The followed log (`workbench.frames.live.Live`; None: loaded once, not followed)."""
+        return self._live
+
+    def refresh(self) -> Any:
+        """Read what the log appended since the last read and extend the session: the loader's
+        checks, the scan, the timeline's fold, usage and attempts continue from their state;
+        derived frames are rebuilt on first use. A rewritten or truncated log is loaded again,
+        with a notice. Returns a `workbench.frames.live.Refresh`."""
+        from workbench.frames.live import refresh
+        return refresh(self)
 
     # -- identity ------------------------------------------------------------------------------
 
@@ -147,7 +172,9 @@ class Session(QualityFrames):
         """The event scan, the surface timeline, usage samples and model-call attempts from ONE
         pass over the events (`LogPass`): the one `workbench.load` ran while the loader scanned
         the log, else one over the events now."""
-        passed, self._passed = self._passed, None
+        passed = self._passed
+        if self._live is None:
+            self._passed = None
         if passed is None or passed.count != len(self) or passed.version != self.version:
             passed = LogPass.run(self.events, version=self.version)
         return passed.finish(self.events, has_times=self.has_times)

@@ -9,7 +9,7 @@ import pytest
 
 from tour_script import tour_script
 from workbench.core.load import load_bytes
-from workbench.io import deepjson, jsjson, scan, zstd
+from workbench.io import deepjson, jsjson, scan, tail, zstd
 from workbench.io.scan import parse_line
 
 
@@ -66,7 +66,7 @@ def test_admission_still_screens_rows_after_the_issue(clean_lines):
     ("AFTER_ISSUE_INPUT", 10_000, [b"garbage line"] * 5_000),
 ])
 def test_reading_stops_at_a_named_limit(clean_lines, monkeypatch, limit, value, lines):
-    monkeypatch.setattr(scan, limit, value)
+    monkeypatch.setattr(tail, limit, value)
     log = _log(clean_lines[:5] + [b"{bad"] + lines + [json.dumps(TURN_END).encode()])
     assert log.verdict == "corrupt"
     stop = next(d for d in log.defects if d.rule == "scan_limit_after_issue")

@@ -74,3 +74,16 @@ def test_policy_settings_are_checked(real: workbench.Session) -> None:
         real.whatif.policy(threshold=0.5)
     with pytest.raises(WhatIfError, match="unknown summarizer"):
         real.whatif.policy(summarizer="gpt")
+
+
+def test_a_logged_prune_of_a_result_the_counterfactual_hid_is_dropped() -> None:
+    real = _load("dev-tool-result-prune-then-compaction__session.v4.jsonl")
+    at = max(e["seq"] for e in real.events if e["type"] == "step/end" and 92 < e["seq"] < 128)
+    cf = real.whatif.compact(at=at, summary="truncate", retain_tokens=500)
+    assert cf.verdict == "clean" and cf.audit.ok
+    mine = next(r for r in cf.compactions.records if r.start_seq == at + 1)
+    assert 92 in mine.fold_shadowed_seqs
+    pruned = [p.record.shadowed_seqs if hasattr(p.record, "shadowed_seqs") else p
+              for p in cf.audit.prunes]
+    assert len(pruned) == 2 == len(real.audit.prunes) - 1    # 40 and 57 stay pruned, 92 is gone
+    assert len(cf) == len(real) + 4 - 2

@@ -4,7 +4,7 @@ Layer: cli.
 Prints the surface after applying events 0..SEQ (default: the whole log) as a table of position,
 seq, type, role and a short text preview, or as JSON
 `{"at", "nodes", "replacements": [{"seq","start","end","shadowed_seqs"}], "replace_generation",
-"content_generation"}`. A fold violation (v0/v4 spec §4) prints its kind, seq and message and exits
+"content_generation"}`. `--follow` keeps reading as DSH writes (`workbench.cli.follow`). A fold violation (v0/v4 spec §4) prints its kind, seq and message and exits
 1 (`--json`: `{"error": {"kind","seq","message"}}`); an unreadable or refused file exits 2 with one
 line on stderr naming it. Log text is untrusted: previews escape control characters.
 """
@@ -31,6 +31,10 @@ def register(subparsers: Any) -> None:
     parser.add_argument("path", metavar="PATH", help="session log (.jsonl or .jsonl.zstd)")
     add_at(parser)
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    parser.add_argument("--follow", action="store_true",
+                        help="keep reading as the log grows and print each surface change "
+                             "(appends, replacements with what they hid, compaction brackets) "
+                             "until Ctrl-C (exit 130)")
     parser.set_defaults(run=run)
 
 
@@ -84,6 +88,12 @@ def _error(kind: str, seq: Any, message: str, as_json: bool) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.follow:
+        if args.at is not None:
+            print("workbench fold: --follow shows the surface at the end; it takes no --at", file=sys.stderr)
+            return EXIT_UNUSABLE
+        from workbench.cli.follow import follow_fold
+        return follow_fold(args.path, args.json)
     log = load_or_exit("fold", args.path)
     if isinstance(log, int):
         return log

@@ -6,6 +6,8 @@ them, or a DSH session root / project / session directory) the log is loaded wit
 counts by type, turns, steps, compaction events and attempts by status (every attempt that did
 not complete named in words: failed, interrupted, stale), verdict and defects.
 
+`--follow` keeps a one-line status of one log current as it grows (`workbench.cli.follow`).
+
 Exit codes (`workbench.cli.main`): 0 every log reads cleanly; 1 a log loaded with defects;
 2 a log was refused (a format version this build does not read) or is unreadable, or PATH holds
 no session. With several sessions, 2 only when none of them could be read: when some are fine
@@ -38,6 +40,9 @@ def register(subparsers: Any) -> None:
                         help="a session log file, or a directory holding sessions")
     parser.add_argument("--json", action="store_true",
                         help="print one JSON object per session (one per line)")
+    parser.add_argument("--follow", action="store_true",
+                        help="keep one status line of a single log current as it grows, until "
+                             "Ctrl-C (exit 130)")
     parser.set_defaults(run=run)
 
 
@@ -219,6 +224,12 @@ def info_one(path: Path, as_json: bool, ref: Any = None) -> int:
 def run(args: argparse.Namespace) -> int:
     from workbench.io.discover import find_sessions
     paths: Sequence[str] = args.paths
+    if args.follow:
+        if len(paths) != 1:
+            print("workbench info: --follow follows one log; give one PATH", file=sys.stderr)
+            return EXIT_UNUSABLE
+        from workbench.cli.follow import follow_info
+        return follow_info(paths[0], args.json)
     try:
         refs = find_sessions(paths[0] if len(paths) == 1 else paths)
     except LogUnreadable as exc:

@@ -1,7 +1,8 @@
 """The surface over time: every seq's model-visible surface from ONE pass over the log.
 Layer: core (pure; imports io only).
 
-The pass runs `plan_event`/`apply_plan` (the same pair as `fold_surface`, v0/v4 spec §4) once per
+The pass (`TimelineBuilder`, fed one event at a time, so the loader can run it while it scans the
+log) runs `plan_event`/`apply_plan` (the same pair as `fold_surface`, v0/v4 spec §4) once per
 event and records only what changes:
 
 * appended nodes, in one ascending list (between two replacements the surface only grows by
@@ -29,12 +30,12 @@ from array import array
 from bisect import bisect_right
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Literal, NamedTuple
 
 from workbench.core.projection import derive_message
 from workbench.core.surface import Replacement, SurfaceState, apply_plan, plan_event
+from workbench.core.surface_diff import DiffHunk, SurfaceDiff
 from workbench.errors import FoldError, SeqOutOfRange
 
 LOG_ONLY, APPENDED, REPLACEMENT, REJECTED = 0, 1, 2, 3
@@ -51,45 +52,6 @@ class Shadowing(NamedTuple):
 
     hidden_at: int
     replacement: int
-
-
-@dataclass(frozen=True, slots=True)
-class DiffHunk:
-    """Between the common node `after` (None: the surface head) and the next common node,
-    `removed` (surface a) gave way to `added` (surface b)."""
-
-    after: int | None
-    removed: tuple[int, ...]
-    added: tuple[int, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class SurfaceDiff:
-    """How the surface at seq `a` becomes the surface at seq `b`.
-
-    `added`: nodes of b not in a; `removed`: nodes of a not in b; `replaced`: the hunks where
-    nodes of a gave way to new nodes (a replacement, possibly nested); `hunks`: every change in
-    surface order, enough to `apply` the diff to the surface at a."""
-
-    a: int
-    b: int
-    added: tuple[int, ...]
-    removed: tuple[int, ...]
-    replaced: tuple[DiffHunk, ...]
-    hunks: tuple[DiffHunk, ...]
-
-    def apply(self, surface: Sequence[int]) -> tuple[int, ...]:
-        gone = set(self.removed)
-        inserts = {h.after: h.added for h in self.hunks if h.added}
-        out = list(inserts.get(None, ()))
-        for seq in surface:
-            if seq in gone:
-                continue
-            out.append(seq)
-            more = inserts.get(seq)
-            if more:
-                out.extend(more)
-        return tuple(out)
 
 
 class TimelineBuilder:

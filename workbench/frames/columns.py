@@ -167,6 +167,17 @@ class TextBuilder:
     def __len__(self) -> int:
         return len(self._valid)
 
+    def take(self) -> pa.Array:
+        """The strings appended since the last `take`, as one Arrow array; the builder starts
+        empty again."""
+        n = len(self._valid)
+        valid = np.packbits(np.frombuffer(bytes(self._valid), dtype=bool), bitorder="little")
+        arr = pa.LargeStringArray.from_buffers(
+            n, pa.py_buffer(self._offsets), pa.py_buffer(bytes(self._data)),
+            pa.py_buffer(valid.tobytes()))
+        self._data, self._offsets, self._valid = bytearray(), array("q", [0]), bytearray()
+        return arr
+
     def array(self) -> pd.arrays.ArrowStringArray:
         n = len(self._valid)
         valid = np.packbits(np.frombuffer(bytes(self._valid), dtype=bool), bitorder="little")

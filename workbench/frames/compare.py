@@ -11,11 +11,11 @@ stable when a side has no compaction):
   audit (`workbench.core.compaction.probe.CacheBreak`: ``cache_break_position``, the first
   message the requests before and after differ in; ``cached_prefix_tokens``, the prefix a cache
   can reuse; ``resent_tokens``, the rest of the first request after it) and the anchors the
-  summary kept / lost / invented (the citation audit, `Session.citations_df`, when present);
+  summary kept / lost / invented (the citation audit, `Session.citations_df`) and the net tokens
+  of the cost ledger (`Session.ledger_df`, dsh meter), when the session has them;
 * `sessions` — one row per side: compactions by status, the prompt tokens of every model call
   (the surface each `assistant/message`/`attempt` was sent, by meter), final and peak surface
-  tokens, provider usage totals and, when the session has the ledger (`Session.ledger_df`), its
-  net tokens.
+  tokens, provider usage totals, the anchors and the ledger's net tokens summed.
 
 Prices are the DSH heuristic unless other meters are asked for (`workbench.frames.meters`).
 """
@@ -39,6 +39,7 @@ COMPACTION_COLUMNS = {
     "shadowed_tokens": "Int64", "summary_tokens": "Int64", "cache_break_position": "Int64",
     "cached_prefix_tokens": "Int64", "resent_tokens": "Int64", "anchors_kept": "Int64",
     "anchors_lost": "Int64", "anchors_invented": "Int64", "recall": "Float64",
+    "net_tokens": "Int64",
 }
 SESSION_COLUMNS = {
     "side": "string", "summarizer": "string", "events": "Int64", "compactions": "Int64",
@@ -107,12 +108,23 @@ def _citations(session: FrameSource) -> dict[Any, tuple[int, int, int, float | N
     return out
 
 
+def _ledger(session: FrameSource) -> dict[Any, int | None]:
+    """Per compaction id: net tokens (dsh meter) of the cost ledger, if the session has it."""
+    build = getattr(session, "ledger_df", None)
+    if build is None:
+        return {}
+    df = build(meters=("dsh",))
+    return {row["compaction_id"]: (None if pd.isna(row["net_tokens"]) else int(row["net_tokens"]))
+            for row in df.to_dict("records")}
+
+
 def _compactions(side: str, session: FrameSource) -> list[dict[str, Any]]:
     if not len(session):
         return []
     label = getattr(session, "label", "real")
     origin = _origin(session)
     cites = _citations(session)
+    nets = _ledger(session)
     breaks = {a.record.start_seq: a.cache_break for a in session.audit.compactions
               if a.cache_break is not None}
     rows = []
@@ -129,7 +141,8 @@ def _compactions(side: str, session: FrameSource) -> list[dict[str, Any]]:
             row.update(cache_break_position=cut.position, cached_prefix_tokens=cut.prefix_tokens,
                        resent_tokens=cut.tokens_after - cut.prefix_tokens)
         kept, lost, invented, recall = cites.get(str(r.compaction_id), (None,) * 4)
-        row.update(anchors_kept=kept, anchors_lost=lost, anchors_invented=invented, recall=recall)
+        row.update(anchors_kept=kept, anchors_lost=lost, anchors_invented=invented, recall=recall,
+                   net_tokens=nets.get(str(r.compaction_id)))
         rows.append(row)
     return rows
 
@@ -145,12 +158,7 @@ def _session_row(side: str, session: FrameSource, compactions: pd.DataFrame) -> 
     for sample in session.usage if n else ():
         usage_in += int(sample.prompt_tokens or 0)
         usage_out += int(sample.output_tokens or 0)
-    net = None
-    ledger = getattr(session, "ledger_df", None)
-    if ledger is not None:
-        df = ledger()
-        if "net_tokens" in df.columns and "meter" in df.columns:
-            net = int(df.loc[df["meter"] == "dsh", "net_tokens"].fillna(0).sum())
+    net = mine["net_tokens"].sum(min_count=1) if "net_tokens" in mine else None
     return {
         "side": side, "summarizer": "dsh" if side == "real" else getattr(session, "label", side),
         "events": n, "compactions": len(mine), "completed": int((mine["status"] == "completed").sum()),

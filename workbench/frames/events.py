@@ -21,7 +21,8 @@ import pandas as pd
 
 from workbench.frames.columns import (EVENT_TYPE, ROLE, SEQ_LIST, SURFACE_OP, TIME, Column,
                                       Columns, coded, frame)
-from workbench.frames.scan import EventScan, MaskedInts
+from workbench.frames.grow import MaskedInts
+from workbench.frames.scan import EventScan
 
 if TYPE_CHECKING:
     from workbench.frames.source import FrameSource

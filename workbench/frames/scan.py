@@ -33,6 +33,7 @@ from workbench.core.events import surface_types
 from workbench.core.tokens.heuristic import node_price
 from workbench.errors import InternalError
 from workbench.frames.columns import TextBuilder
+from workbench.frames.grow import GrowColumn, GrowText, MaskedInts, Vocab
 from workbench.frames.facts import INT_LIMIT, as_int, stream_start, tool_fact
 from workbench.frames.preview import event_preview
 from workbench.io.generations import nested_streams
@@ -65,51 +66,6 @@ def message_of(event: Mapping[str, Any]) -> Any:
     if event.get("type") == "user/message":
         return data
     return data.get("message")
-
-
-class Vocab:
-    """Strings as small int codes (first seen, first coded); -1 is missing."""
-
-    def __init__(self) -> None:
-        self.values: list[str] = []
-        self.codes: dict[str, int] = {}
-
-    def code(self, value: Any) -> int:
-        if not isinstance(value, str):
-            return -1
-        code = self.codes.get(value)
-        if code is None:
-            code = self.codes[value] = len(self.values)
-            self.values.append(value)
-        return code
-
-    def decode(self, codes: np.ndarray) -> np.ndarray:
-        """Object array of the strings (None where missing)."""
-        table = np.array([*self.values, None], dtype=object)
-        return table[np.where(codes < 0, len(self.values), codes)]
-
-
-@dataclass(frozen=True, slots=True)
-class MaskedInts:
-    """int64 values with a missing-mask (what a nullable ``Int64`` column is made of)."""
-
-    values: np.ndarray
-    mask: np.ndarray
-
-    def __getitem__(self, index: int) -> int | None:
-        return None if self.mask[index] else int(self.values[index])
-
-    def take(self, index: Any) -> MaskedInts:
-        return MaskedInts(self.values[index], self.mask[index])
-
-    def __len__(self) -> int:
-        return len(self.values)
-
-
-def _masked(raw: array) -> MaskedInts:
-    values = np.frombuffer(raw, dtype=np.int64) if len(raw) else np.zeros(0, np.int64)
-    mask = values == _NONE
-    return MaskedInts(np.where(mask, 0, values), mask)
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,6 +141,13 @@ class EventScan:
         return full if seqs is None else full.take(pa.array(seqs, type=pa.int64()))
 
 
+_COLUMNS = (("_time", "q"), ("_turn", "q"), ("_step", "q"), ("_rstart", "q"), ("_rend", "q"),
+            ("_type", "i"), ("_role", "i"), ("_kind", "i"), ("_ops", "b"), ("_offsets", "q"),
+            ("_values", "q"), ("_price", "q"))
+_MASKED = frozenset({"_time", "_turn", "_step", "_rstart", "_rend"})
+_DTYPES = {"q": np.int64, "i": np.int32, "b": np.int8}
+
+
 class EventScanner:
     """The scan, one event at a time: `feed` each event in seq order, then `finish`.
 
@@ -193,26 +156,32 @@ class EventScanner:
     runs 1.3M times, so it avoids attribute lookups. `n` (optional) is the count `finish`
     checks."""
 
-    def __init__(self, n: int | None = None, *, version: int, has_times: bool = True) -> None:
+    def __init__(self, n: int | None = None, *, version: int, has_times: bool = True,
+                 spare: bool = False) -> None:
         self.n = n
-        self._time, self._turn, self._step = array("q"), array("q"), array("q")
-        self._rstart, self._rend = array("q"), array("q")
-        self._type, self._role, self._kind = array("i"), array("i"), array("i")
-        self._ops = array("b")
-        self._offsets, self._values = array("q", [0]), array("q")
-        self._present = bytearray()
-        self._price = array("q")
-        self._message_id = TextBuilder()
-        self._preview = TextBuilder()
+        self._version, self._has_times = version, has_times
+        self._open = [_NONE, _NONE]  # open turn, open step
         self._tool_facts: dict[int, tuple] = {}
         self._stream_start: dict[int, int] = {}
         self.types, self.roles, self.source_kinds = Vocab(), Vocab(), Vocab()
+        self._grown = {name: GrowColumn(_DTYPES[code], spare=spare) for name, code in _COLUMNS}
+        self._masks = {name: GrowColumn(bool, spare=spare) for name in _MASKED}
+        self._present_col = GrowColumn(bool, spare=spare)
+        self._message_id_col, self._preview_col = GrowText(), GrowText()
+        self._message_id = TextBuilder()
+        self._preview = TextBuilder()
+        self._spare = spare
+        self._sealed = False
+        self._base = [0, 0]   # events and source values moved into the growing columns
+        for name, code in _COLUMNS:
+            setattr(self, name, array(code))
+        self._present = bytearray()
         self.feed = self._feeder(version, has_times)
 
     @property
     def count(self) -> int:
         """Events scanned so far (the seq the next `feed` must be)."""
-        return len(self._type)
+        return self._base[0] + len(self._type)
 
     def _feeder(self, version: int, has_times: bool) -> Callable[[Mapping[str, Any]], None]:
         kinds = surface_types(version)
@@ -224,14 +193,15 @@ class EventScanner:
         message_id_, preview_ = self._message_id.append, self._preview.append
         type_codes, type_code = self.types.codes, self.types.code
         role_code, kind_code = self.roles.code, self.source_kinds.code
-        state = [_NONE, _NONE]  # open turn, open step
+        state = self._open
         facts, starts = self._tool_facts, self._stream_start
+        base = self._base
         fact_types = frozenset({"assistant/message", "tool/call", "tool/result"})
         stream_types = frozenset({"assistant/message", "assistant/attempt"}) if nested_streams(version) \
             and has_times else frozenset()
 
         def feed(event: Mapping[str, Any]) -> None:
-            i = len(self._type)
+            i = base[0] + len(self._type)
             etype = event.get("type")
             if type(etype) is not str:
                 etype = str(etype)
@@ -287,7 +257,7 @@ class EventScanner:
             if listed is not None:
                 values.extend(listed)
             present_(listed is not None)
-            offsets_(len(values))
+            offsets_(base[1] + len(values))
             price_(node_price(event, version=version) if etype in kinds else -1)
             preview_(event_preview(event))
             if etype in fact_types:
@@ -301,27 +271,59 @@ class EventScanner:
 
         return feed
 
+    def _move(self) -> None:
+        """Move the rows scanned since the last move into the growing columns (`frames.grow`).
+        Without `spare` the arrays are handed over as they are (no copy) and the scanner is done;
+        with it they are copied into room to grow and emptied in place, so `feed` goes on."""
+        if self._sealed:
+            msg = "a scan without spare room was finished; it takes no more events"
+            raise InternalError(msg)
+        chunk = len(self._type)
+        if not len(self._grown["_offsets"]):
+            self._grown["_offsets"].extend(np.zeros(1, np.int64))
+        elif not chunk:
+            return
+        for name, code in _COLUMNS:
+            raw = getattr(self, name)
+            values = np.frombuffer(raw, dtype=_DTYPES[code]) if len(raw) else np.zeros(0, _DTYPES[code])
+            if name in _MASKED:
+                mask = values == _NONE
+                self._masks[name].extend(mask)
+                values = np.where(mask, 0, values)
+            self._grown[name].extend(values)
+            del values
+            if self._spare:
+                del raw[:]
+        self._present_col.extend(np.frombuffer(bytes(self._present), dtype=bool))
+        del self._present[:]
+        self._message_id_col.extend(self._message_id.take())
+        self._preview_col.extend(self._preview.take())
+        self._base[0] += chunk
+        self._base[1] = int(self._grown["_offsets"].view()[-1])
+        self._sealed = not self._spare
+
     def finish(self, *, has_times: bool = True) -> EventScan:
-        """The scan; ``has_times=False`` drops the times fed (positional seq/time, v0 §1.11)."""
+        """The scan of every event fed so far; ``has_times=False`` drops the times fed
+        (positional seq/time, v0 §1.11). More events may be fed afterwards (a followed log):
+        `finish` again returns the scan of all of them; an earlier scan stays unchanged."""
         n = self.count
         if self.n is not None and self.n != n:
             msg = f"scanned {n} of {self.n} events"
             raise InternalError(msg)
-        if not has_times:
-            self._time = array("q", [_NONE]) * n
+        self._move()
+        g, m = {k: v.view() for k, v in self._grown.items()}, {k: v.view() for k, v in self._masks.items()}
+        time = MaskedInts(g["_time"], m["_time"]) if has_times else MaskedInts(
+            np.zeros(n, np.int64), np.ones(n, dtype=bool))
+
+        def masked(name: str) -> MaskedInts:
+            return MaskedInts(g[name], m[name])
+
         return EventScan(
-            n, _masked(self._time), _codes(self._type), self.types, _masked(self._turn),
-            _masked(self._step), _codes(self._role), self.roles, _codes(self._kind),
-            self.source_kinds,
-            np.frombuffer(self._ops, dtype=np.int8) if n else np.zeros(0, np.int8),
-            _masked(self._rstart), _masked(self._rend),
-            np.frombuffer(self._offsets, dtype=np.int64),
-            np.frombuffer(self._values, dtype=np.int64) if len(self._values)
-            else np.zeros(0, np.int64),
-            np.frombuffer(bytes(self._present), dtype=bool),
-            np.frombuffer(self._price, dtype=np.int64) if n else np.zeros(0, np.int64),
-            self._message_id.array(), self._preview.array(), self._tool_facts,
-            self._stream_start)
+            n, time, g["_type"], self.types, masked("_turn"), masked("_step"),
+            g["_role"], self.roles, g["_kind"], self.source_kinds, g["_ops"],
+            masked("_rstart"), masked("_rend"), g["_offsets"], g["_values"],
+            self._present_col.view(), g["_price"], self._message_id_col.array(),
+            self._preview_col.array(), self._tool_facts, self._stream_start)
 
 
 def _int_or_none(value: Any) -> int:
@@ -336,10 +338,6 @@ def scan_events(events: Sequence[Mapping[str, Any]], *, version: int,
     for event in events:
         scanner.feed(event)
     return scanner.finish()
-
-
-def _codes(raw: array) -> np.ndarray:
-    return np.frombuffer(raw, dtype=np.int32) if len(raw) else np.zeros(0, np.int32)
 
 
 def _data(event: Mapping[str, Any]) -> Mapping[str, Any]:

@@ -12,6 +12,7 @@ into per-seq numpy arrays.
 """
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
@@ -77,9 +78,9 @@ class LogPass:
     loader, which feeds every event while it scans the log, so the log is parsed once for the
     load and all of these; `run` makes the same pass over a log loaded without it."""
 
-    def __init__(self, events: Sequence[Mapping[str, Any]], *, version: int) -> None:
+    def __init__(self, events: Sequence[Mapping[str, Any]], *, version: int, spare: bool = False) -> None:
         self.version = version
-        self.scanner = EventScanner(version=version)
+        self.scanner = EventScanner(version=version, spare=spare)
         self.fold = TimelineBuilder(events, version=version)
         self.usage = UsageCollector(version=version)
         self.attempts = AttemptCollector(version=version)
@@ -114,8 +115,11 @@ class LogPass:
         return self.scanner.count
 
     def finish(self, events: Sequence[Mapping[str, Any]], *, has_times: bool) -> Passed:
+        """What the pass found so far. Repeatable: a followed log feeds more events afterwards
+        (the open model-call attempt is closed on a copy of the collector)."""
+        open_attempts = copy.deepcopy(self.attempts).finish()
         return Passed(self.scanner.finish(has_times=has_times), self.fold.finish(events),
-                      self.usage.samples(), tuple(self._found + self.attempts.finish()))
+                      self.usage.samples(), tuple(self._found + open_attempts))
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,11 +137,12 @@ class Riding:
     `start` is called once the header is read, with the format generation and the growing
     event store; `passed` is the pass, or None when the loader never started one."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, spare: bool = False) -> None:
         self.passed: LogPass | None = None
+        self.spare = spare   # a followed log: the scan's columns keep room to grow
 
     def start(self, version: int, events: Sequence[Mapping[str, Any]]) -> Callable[[Mapping[str, Any]], None]:
-        self.passed = LogPass(events, version=rules_for(version))
+        self.passed = LogPass(events, version=rules_for(version), spare=self.spare)
         return self.passed.feed
 
 

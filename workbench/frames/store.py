@@ -19,7 +19,8 @@ the manifest), so the store depends only on the logs.
 
 Incremental: a log whose size, mtime, store format and frame schemas match its manifest is
 skipped; any other log is exported again; a log gone from the root is dropped (manifest first,
-then its partitions). Crash safety: every file is written under ``STORE/.tmp/`` and renamed into
+then its partitions). The manifest's size, mtime and hash are taken before the log is read, so a
+log that grows while it is being read is exported again by the next run. Crash safety: every file is written under ``STORE/.tmp/`` and renamed into
 place, so no reader ever sees half a file; a log's old manifest is removed before its
 partitions change and the new one is written last, so a log interrupted midway has no manifest
 and the next run exports it again. Leftover temporary files and orphan partitions are removed

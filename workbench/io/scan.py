@@ -9,13 +9,8 @@ reference ``SessionLogScanner`` does (v0 spec §1.7, v4 spec §1.7):
   the committed prefix; only the first one is kept;
 * after the issue, later lines are parsed only to look for a ``turn/end``: one makes the issue fatal
   (damage inside committed history), otherwise everything from the issue on is a tolerated tail;
-* after the issue only a line that could hold a ``turn/end`` (or, in v4, a row type the admission
-  screen applies to: the codec's ``after_issue_types``) is parsed: one that holds none of those
-  names literally and no ``\\`` escape cannot spell them, so it is counted at `bytes.find` speed;
-  at most `AFTER_ISSUE_LINES` such lines (`AFTER_ISSUE_BYTES` bytes) are parsed and at most
-  `AFTER_ISSUE_INPUT` bytes read after the issue, then reading stops with `limit` set (rule
-  ``scan_limit_after_issue``, naming the limit: the verdict is corrupt, since a later ``turn/end``
-  can no longer be ruled out). So time past the first defect is bounded, zstd bombs included;
+* after the issue only lines that could hold a ``turn/end`` (or a v4 admission-screened type) are
+  parsed, within named limits (`workbench.io.tail`): time past the first defect is bounded;
 * lines are numbered 1-based from the first line after the header (the reference's ``eventLine``);
   ``\\r`` before ``\\n`` is JSON whitespace; an empty line is unparsable; a BOM is not stripped.
 
@@ -43,6 +38,7 @@ import orjson
 
 from workbench.errors import WorkbenchError
 from workbench.io import jsjson
+from workbench.io.tail import TailScan
 
 IssueClass = Literal["corrupt", "unsupported"]
 
@@ -133,15 +129,6 @@ reference's ``buffer.toString()`` fails, so a longer line is unparsable for it t
 a line of multi-byte characters is cut at the same byte count). A longer line is counted without
 being held in memory (rule ``line_limit`` names it beside the reference's issue)."""
 
-AFTER_ISSUE_LINES = 50_000
-"""Candidate lines (see the module docstring) parsed after the issue before reading stops."""
-
-AFTER_ISSUE_BYTES = 256 * 1024 * 1024
-"""Bytes of candidate lines parsed after the issue before reading stops."""
-
-AFTER_ISSUE_INPUT = 256 * 1024 * 1024
-"""Bytes (plaintext: a zstd log's decompressed bytes) read after the issue before reading stops."""
-
 
 def parse_line(line: bytes) -> Any:
     """`JSON.parse(line.toString("utf8"))` with one orjson pass in the common case.
@@ -158,7 +145,7 @@ def parse_line(line: bytes) -> Any:
     return jsjson.loads(line)
 
 
-class LineScanner:
+class LineScanner(TailScan):
     """Incremental scanner over the event records that follow a header record.
 
     Feed plaintext with `write` (any chunking; a record may span chunks), then call `finish`.
@@ -181,7 +168,7 @@ class LineScanner:
         self.issue: ScanIssue | None = None
         self.fatal: ScanIssue | None = None
         self.limit: ScanIssue | None = None
-        """Set when reading stopped at `AFTER_ISSUE_LINES`/`AFTER_ISSUE_BYTES`."""
+        """Set when reading stopped at a limit of `workbench.io.tail`."""
         self.long_line: int | None = None
         """Line number of the first line longer than `MAX_LINE` (counted, never parsed)."""
         self._markers = (b"\\", *sorted(t.encode() for t in getattr(codec, "after_issue_types",
@@ -218,13 +205,9 @@ class LineScanner:
             self.input_bytes += len(chunk)
             return
         counted = self.issue is not None  # else the lines after an issue found here count below
-        if counted:
-            self._after_input += len(chunk)
-            if self._after_input > AFTER_ISSUE_INPUT:
-                self._stop(f"{AFTER_ISSUE_INPUT} bytes were read after the first issue "
-                           "(limit AFTER_ISSUE_INPUT)", self.input_bytes)
-                self.input_bytes += len(chunk)
-                return
+        if counted and not self._charge(len(chunk), self.input_bytes):
+            self.input_bytes += len(chunk)
+            return
         chunk_start = self.input_bytes
         self.input_bytes += len(chunk)
         data = bytes(chunk) if not isinstance(chunk, bytes) else chunk
@@ -341,79 +324,12 @@ class LineScanner:
             newline = find(b"\n", pos)
         return pos
 
-    def _after_issue(self, data: bytes, pos: int, chunk_start: int, counted: bool) -> int:
-        """The complete lines of `data` from `pos` once the issue exists: only lines holding one
-        of the markers are parsed; the others are counted. Returns the end of the last line.
-        `counted`: the chunk's bytes were already charged to `AFTER_ISSUE_INPUT`."""
-        end = data.rfind(b"\n") + 1
-        over = False
-        if not counted:
-            budget = AFTER_ISSUE_INPUT - self._after_input
-            if end - pos > budget:
-                end, over = max(data.rfind(b"\n", pos, pos + budget) + 1, pos), True
-            self._after_input += end - pos
-        if end <= pos:
-            if over:
-                self._stop(f"{AFTER_ISSUE_INPUT} bytes were read after the first issue "
-                           "(limit AFTER_ISSUE_INPUT)", chunk_start + pos)
-            return pos
-        find, count = data.find, data.count
-        if find(b"/", pos, end) == -1 and find(b"\\", pos, end) == -1:  # no type name, no escape
-            self.line += count(b"\n", pos, end)
-            nexts: dict[bytes, int] = {}
+    def _line(self, data: bytes, start: int, stop: int, chunk_start: int) -> None:
+        """Line `data[start:stop]` (no newline): consumed, or counted when over `MAX_LINE`."""
+        if stop - start > MAX_LINE:
+            self._unparsable(chunk_start + start)
         else:
-            nexts = {}
-            for marker in self._markers:
-                at = find(marker, pos, end)
-                if at != -1:
-                    nexts[marker] = at
-        cursor = pos if nexts else end
-        while nexts and not self.stopped:
-            hit = min(nexts.values())
-            start = data.rfind(b"\n", cursor, hit) + 1 or cursor
-            stop = find(b"\n", hit, end)
-            self.line += count(b"\n", cursor, start)
-            if stop - start > MAX_LINE:
-                self._unparsable(chunk_start + start)
-            else:
-                self._consume(data[start:stop], chunk_start + start, chunk_start + stop)
-            cursor = stop + 1
-            for marker, at in list(nexts.items()):
-                if at < cursor:
-                    at = find(marker, cursor, end)
-                    if at == -1:
-                        del nexts[marker]
-                    else:
-                        nexts[marker] = at
-        if not self.stopped:
-            self.line += count(b"\n", cursor, end)
-            if over:
-                self._stop(f"{AFTER_ISSUE_INPUT} bytes were read after the first issue "
-                           "(limit AFTER_ISSUE_INPUT)", chunk_start + end)
-        return end
-
-    def _candidate(self, line_bytes: bytes, start: int) -> bool:
-        """After the issue: whether line `self.line + 1` must be parsed (it may hold a type that
-        matters); counts the budget and sets `limit` when it is spent."""
-        if (b"/" not in line_bytes and b"\\" not in line_bytes) or not any(
-                marker in line_bytes for marker in self._markers):
-            return False
-        self._after_lines += 1
-        self._after_bytes += len(line_bytes)
-        if self._after_lines > AFTER_ISSUE_LINES:
-            self._stop(f"{AFTER_ISSUE_LINES} lines that could hold a turn/end were parsed after "
-                       "the first issue (limit AFTER_ISSUE_LINES)", start)
-        elif self._after_bytes > AFTER_ISSUE_BYTES:
-            self._stop(f"{AFTER_ISSUE_BYTES} bytes of lines that could hold a turn/end were parsed "
-                       "after the first issue (limit AFTER_ISSUE_BYTES)", start)
-        return self.limit is None
-
-    def _stop(self, why: str, start: int) -> None:
-        """Reading ends at a documented limit past the issue (rule ``scan_limit_after_issue``)."""
-        line = self.line + 1
-        self.limit = ScanIssue(
-            "scan_limit_after_issue", f"stopped reading at line {line}: {why}; a later turn/end "
-            "can no longer be ruled out, so the log counts as corrupt", line=line, byte_offset=start)
+            self._consume(data[start:stop], chunk_start + start, chunk_start + stop)
 
     def _unparsable(self, start: int) -> None:
         """A record longer than `MAX_LINE`: counted as unparsable without holding or parsing it."""

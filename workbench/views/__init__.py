@@ -18,8 +18,8 @@ from workbench.views.log_pane import LogPane
 from workbench.views.state import StepState
 from workbench.views.surface_pane import SurfacePane
 from workbench.views.timeline import TokenTimeline
-from workbench.views.workbench import Workbench, show
+from workbench.views.workbench import Workbench, follow, show
 
 __all__ = ["BracketChart", "DiffPane", "Inspector", "LogPane", "StepControls", "StepState",
            "SurfacePane", "TokenTimeline", "Workbench", "bracket_chart_figure", "escape",
-           "show", "token_timeline_figure"]
+           "follow", "show", "token_timeline_figure"]

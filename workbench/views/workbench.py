@@ -9,6 +9,9 @@ and the diff mode. `Workbench(session, step=N)` opens at a seq and `wb.goto("com
 "request:SEQ" | N)` moves there. Each view is also usable on its own
 (`workbench.views.LogPane(session)`, ...).
 
+`Workbench(session, follow=True)` (or `follow(path)`) keeps reading a growing log: a live bar
+on top and a poller that rebuilds the panels as events arrive (`workbench.views.live`).
+
 Works in JupyterLab, Notebook 7 and Voilà: it is plain ipywidgets, plotly `FigureWidget`s and
 one small `anywidget` (`ClickableHTML`) whose script ships inline, so nothing is fetched.
 """
@@ -86,14 +89,36 @@ class Workbench(widgets.VBox):
     `step`: the seq to open at (or any `goto` target); `meters`: the token meters of the charts
     and the checkpoint prices ("auto": the DSH heuristic plus the real tokenizers installed, up
     to `views.data.AUTO_METER_EVENTS` events); `settings`: the assumed compaction settings that
-    place the threshold line (`PressureSettings`; the log does not record them)."""
+    place the threshold line (`PressureSettings`; the log does not record them); `follow`,
+    `tail`: the live mode (`workbench.views.live`)."""
 
     def __init__(self, session: Session, *, step: int | str = 0,
                  meters: str | Sequence[str] = "auto",
-                 settings: PressureSettings | None = None) -> None:
+                 settings: PressureSettings | None = None, follow: bool = False,
+                 tail: bool = False) -> None:
         self.session = session
+        self._meters, self._settings = meters, settings
+        super().__init__([], layout=widgets.Layout(width="100%"))
+        self.add_class("wb-workbench")
+        self.live = None
+        if follow:   # the live bar and poller (workbench.views.live)
+            from workbench.views.live import LiveFollow
+            self.live = LiveFollow(self, tail=tail)
+        self.rebuild(step)
+        if self.live is not None:
+            self.live.start()
+
+    def rebuild(self, step: int) -> None:
+        """(Re)build every panel around a new shared step from the session as it is now (a
+        followed session grows: `workbench.views.live`)."""
+        session = self.session
+        from workbench.views.data import _CACHE
+        data = _CACHE.get(session)
+        if data is not None and data.n != len(session):
+            del _CACHE[session]
         data = view_data(session)
         self.data = data
+        meters = self._meters
         self.meters = default_meters(data.n) if meters == "auto" else parse_meter_names(meters)
         self.state = StepState(last_seq=data.last_seq)
         self.state.step = self.resolve(step)
@@ -102,7 +127,7 @@ class Workbench(widgets.VBox):
         self.surface_pane = SurfacePane(session, self.state, meters=self.meters)
         self.token_timeline = TokenTimeline(session, self.state, meters=self.meters)
         self.context_fill = ContextFill(session, self.state, meters=self.meters,
-                                        settings=settings)
+                                        settings=self._settings)
         self.bracket_chart = BracketChart(session, self.state)
         self.inspector = Inspector(session, self.state, meters=self.meters)
         self.diff = DiffPane(session, self.state)
@@ -120,12 +145,11 @@ class Workbench(widgets.VBox):
         details.set_title(1, "diff")
         self.header = widgets.HTML(summary_html(session))
         self.header.add_class("wb-header")
-        super().__init__([self.header, self.controls,
-                          widgets.HBox([self.log_pane, self.surface_pane]), self.axis,
-                          self.token_timeline, self.context_fill, self.bracket_chart, details,
-                          PageHelper(tips=self.controls.tips)],
-                         layout=widgets.Layout(width="100%"))
-        self.add_class("wb-workbench")
+        head = [self.live.bar] if self.live is not None else []
+        self.children = [*head, self.header, self.controls,
+                         widgets.HBox([self.log_pane, self.surface_pane]), self.axis,
+                         self.token_timeline, self.context_fill, self.bracket_chart, details,
+                         PageHelper(tips=self.controls.tips)]
         freeze_if_large(data)
 
     @property
@@ -185,6 +209,13 @@ class Workbench(widgets.VBox):
 
     def __repr__(self) -> str:
         return f"Workbench({self.session!r}, step={self.state.step})"
+
+
+def follow(path: str | os.PathLike, **options: object) -> Workbench:
+    """A `Workbench` following the log at `path` as DSH writes it (`workbench.views.live`):
+    ``workbench.follow(path)`` as a cell's last line shows it."""
+    from workbench.session import load
+    return Workbench(load(path, follow=True), follow=True, **options)  # type: ignore[arg-type]
 
 
 def show(source: Session | str | os.PathLike, **options: object) -> None:

@@ -118,6 +118,7 @@ class TokenMeter:
         self.anchor: _Anchor | None = None
         self.last_seq: Any = -1
         self._step_chunks: dict[Any, dict] = {}
+        self._memo: tuple[Any, Any, int, bool] | None = None
 
     # -- replay
 
@@ -217,6 +218,19 @@ class TokenMeter:
 
     # -- measurement
 
+    def _envelope(self, header: dict | None, anchor: _Anchor | None) -> tuple[int, bool]:
+        """The envelope price of `header` and whether the anchor's header equals it, remembered
+        for the last (header, anchor header) pair (both kept alive by the memo; pricing and
+        comparing tools is the cost of a measure between two header changes)."""
+        theirs = anchor.header if anchor is not None else None
+        memo = self._memo
+        if memo is not None and memo[0] is header and memo[1] is theirs:
+            return memo[2], memo[3]
+        envelope = estimate_header(header, version=self.version)
+        same = anchor is not None and header_equals(theirs, header)
+        self._memo = (header, theirs, envelope, same)
+        return envelope, same
+
     def measure(self, request_header: Any = ABSENT) -> Measurement:
         """Reference `measure(session, requestHeader?)` at the current replay point."""
         if request_header is ABSENT:
@@ -224,9 +238,9 @@ class TokenMeter:
         else:
             header = canonical_header(request_header, version=self.version)
         surface_tokens = self.surface.surface_tokens
-        envelope = estimate_header(header, version=self.version)
         anchor = self.anchor
-        if anchor is not None and header_equals(anchor.header, header):
+        envelope, same = self._envelope(header, anchor)
+        if same:
             if system_node(self.version):
                 anchor_surface = anchor.surface + anchor.assistant_tokens
                 estimated = envelope + anchor_surface

@@ -93,6 +93,12 @@ def compact(events: Sequence[Mapping[str, Any]], header: Mapping[str, Any], *, a
         first = found.start if first is None else first
         last = found.end if last is None else last
     seqs = r.legal_span(first, last)
+    if turn is not None:
+        results = [s for s, _ in r.nodes() if r.out[s].get("type") == "tool/result"
+                   and (r.out[s].get("data") or {}).get("turn") == turn]
+        if results and max(results) in seqs:
+            raise WhatIfError(f"newest tool result: the span hides {max(results)}, the newest tool "
+                              f"result of turn {turn}, which the model must still see to go on")
     text = summary(r.messages(seqs)) if callable(summary) else summary
     if not isinstance(text, str):
         raise WhatIfError(f"a summary is a str, not {type(text).__name__}")

@@ -35,9 +35,16 @@ REMOVE = object()
 """A `carry(patch=...)` value that deletes the key."""
 
 
-def event_data_keys(event: Mapping[str, Any]) -> list[str]:
-    data = event.get("data")
-    return list(data) if isinstance(data, dict) else []
+def _ordered_like(event: dict[str, Any], like: Mapping[str, Any]) -> dict[str, Any]:
+    """`event` with its keys (and its data's keys) in `like`'s order, new keys last: DSH's
+    writer order, so an unchanged event writes back byte for byte."""
+    def order(new: dict[str, Any], old: Any) -> dict[str, Any]:
+        keys = [k for k in (old if isinstance(old, dict) else ()) if k in new]
+        return {k: new[k] for k in keys + [k for k in new if k not in keys]}
+    out = order(event, like)
+    if isinstance(out.get("data"), dict):
+        out["data"] = order(out["data"], like.get("data"))
+    return out
 
 
 class Replay:
@@ -59,7 +66,11 @@ class Replay:
         self._made = 0
         self.fired: list[dict[str, Any]] = []   # one record per emitted bracket or prune
         self.notices: list[str] = []   # what the counterfactual cannot know, in words
-        self.origin: list[int] = []   # per counterfactual seq: the real seq it follows
+        self.origin: list[int] = []
+        self.hidden_by: dict[int, int] = {}    # counterfactual node -> the replacement that hid it
+        self.stand_in: dict[int, int] = {}     # dropped real prune copy -> its original
+        self.failing: dict[Any, str] = {}      # kept attempt id -> the shrink-check error it gets
+        self.failed_summaries: set[int] = set()   # per counterfactual seq: the real seq it follows
         self.origin_cursor = -1
 
     # -- the surface
@@ -86,6 +97,12 @@ class Replay:
         """Append `event` (its seq is set here) and fold it; returns its seq."""
         seq = len(self.out)
         event = {**event, "seq": seq} if event.get("seq") != seq else event
+        op = event.get("surfaceOp")
+        if isinstance(op, dict):
+            nodes = [s for s, _ in self.nodes()]
+            if op.get("startSeq") in nodes and op.get("endSeq") in nodes:
+                for hidden in nodes[nodes.index(op["startSeq"]):nodes.index(op["endSeq"]) + 1]:
+                    self.hidden_by[hidden] = seq
         self.meter.fold(event)  # type: ignore[arg-type]
         self.out.append(event)
         self.origin.append(self.origin_cursor)
@@ -97,31 +114,64 @@ class Replay:
             self.real_done += 1
 
     def carry(self, event: Mapping[str, Any], *, patch: Mapping[str, Any] | None = None) -> int:
-        """Append one real event onto the counterfactual surface (module doc). `patch` sets data
-        keys after renumbering (values already in counterfactual seqs; `REMOVE` deletes)."""
+        """Append one real event onto the counterfactual surface (module doc); returns its new
+        seq, or -1 for a logged prune pair whose tool result the counterfactual already hid.
+        `patch` sets data keys after renumbering (counterfactual seqs; `REMOVE` deletes)."""
         old = event["seq"]
+        kind = event.get("type")
+        data0 = event.get("data") if isinstance(event.get("data"), dict) else {}
+        source = data0.get("source")
+        cid = (data0.get("compactionId") if str(kind).startswith("compaction/") else
+               source.get("compactionId") if kind == "user/message" and isinstance(source, dict)
+               else None)
+        if cid is not None and cid in self.failing and kind != "compaction/end":
+            self.skip(event)           # the summary and checkpoint of a now-failing attempt
+            return -1
+        if cid is not None and cid in self.failing:
+            patch = {**(patch or {}), "error": self.failing.pop(cid)}
+        if kind == "command/done" and data0.get("sourceEventSeq") in self.failed_summaries:
+            patch = {**(patch or {}), "sourceEventSeq": REMOVE, "kind": "error",
+                     "text": "Compaction could not produce a useful summary. The attempt is "
+                             "recorded in the session log."}
+        if kind == "compaction/summary" and self._fails_shrink(event):
+            self.failed_summaries.add(old)
+            self.skip(event)
+            return -1
+        if old == self._drop_next or (kind == "compaction/prune" and not self._prunable(event)):
+            if kind == "compaction/prune":
+                self._drop_next = old + 1
+                self.stand_in[old + 1] = event["data"]["shadowedRange"]["start"]
+            else:
+                self._drop_next = None
+            self.skip(event)
+            return -1
         self._fold_real(old)
         new = len(self.out)
-        kind = event.get("type")
-        if patch:
-            data = {k: v for k, v in (event.get("data") or {}).items() if k not in patch}
-            event = {**event, "data": data}
+        real = event
+        respan = kind in ("compaction/summary", "compaction/prune")
+        replaces = isinstance(event.get("surfaceOp"), dict) and self._pending is not None
+        strip = set(patch or ())
+        if respan:
+            strip |= {"shadowedRange", "shadowedSeqs"}
+        if strip:
+            event = {**event, "data": {k: v for k, v in (event.get("data") or {}).items()
+                                       if k not in strip}}
+        if replaces:   # recomputed below from the pending span
+            event = {k: v for k, v in event.items() if k not in ("surfaceOp", "sourceEventSeqs")}
         out = remap_event(event, new, self.seqs)
         if patch:
             data = dict(out["data"])
-            for key, value in patch.items():
-                if value is not REMOVE:
-                    data[key] = value
-            order = [k for k in (event_data_keys(self.real[old])) if k in data]
-            data = {k: data[k] for k in order + [k for k in data if k not in order]}
+            data.update({k: v for k, v in patch.items() if v is not REMOVE})
             out = {**out, "data": data}
-        if kind in ("compaction/summary", "compaction/prune"):
-            out = self._respan(out)
-        elif kind == "user/message" and isinstance(out.get("surfaceOp"), dict) and self._pending:
-            out = self._checkpoint(out)
+        if respan:
+            out = self._respan(real, out)
+        elif replaces:
+            out = self._replacement(real, out)
         elif kind in _SEQ_TYPES:
             delta = self.meter.surface.surface_tokens - self.real_meter.surface.surface_tokens
             out = shift_usage(out, delta)
+        if strip or replaces:
+            out = _ordered_like(out, real)
         self._fold_real(old + 1)
         self.seqs.keep(old, new)
         self.origin_cursor = old
@@ -134,44 +184,76 @@ class Replay:
         self.origin_cursor = event["seq"]
 
     _pending: dict[str, Any] | None = None
+    _drop_next: int | None = None
 
-    def _respan(self, event: dict[str, Any]) -> dict[str, Any]:
-        """A kept summary/prune over what the counterfactual surface holds (module doc)."""
+    def _prunable(self, event: Mapping[str, Any]) -> bool:
+        """A logged prune still applies when its tool result is still on the surface (a
+        counterfactual compaction may have hidden it: then the prune pair is dropped)."""
+        target = ((event.get("data") or {}).get("shadowedRange") or {}).get("start")
+        return self.seqs.has(target) and self.seqs.get(target) in {s for s, _ in self.nodes()}
+
+    def _fails_shrink(self, event: Mapping[str, Any]) -> bool:
+        """A kept summary no longer smaller than what it would hide now: DSH's shrink check
+        fails it (v4 §5.4); the attempt becomes start → end{error}."""
         data = event["data"]
         span = data.get("shadowedRange") or {}
-        seqs = self.span(span.get("start"), span.get("end"), head=event["type"] == "compaction/summary")
-        price = sum(p for s, p in self.nodes() if s in set(seqs))
-        new = {**data, "shadowedRange": {"start": seqs[0], "end": seqs[-1]},
-               "shadowedSeqs": seqs, "shadowedTokenCount": price}
-        self._pending = {"summary": len(self.out), "seqs": seqs, "kind": event["type"]}
-        return event if new == data else {**event, "data": new}
+        seqs = self.span(span.get("start"), span.get("end"), head=True)
+        prices = dict(self.nodes())
+        shadowed = sum(prices[s] for s in seqs)
+        framed = framed_summary_tokens(data.get("summary"), version=self.version)
+        if framed < shadowed:
+            return False
+        self.failing[data.get("compactionId")] = (
+            f"summary is not smaller than the shadowed content ({framed} estimated framed tokens "
+            f">= {shadowed})")
+        return True
 
-    def _checkpoint(self, event: dict[str, Any]) -> dict[str, Any]:
+    def resolve(self, real_seq: Any) -> int | None:
+        """The current node that stands for real seq `real_seq`: itself, or the replacement
+        that hid it (through dropped prune copies and nested checkpoints); None if none."""
+        while type(real_seq) is int and not self.seqs.has(real_seq):
+            if real_seq not in self.stand_in:
+                return None
+            real_seq = self.stand_in[real_seq]
+        if type(real_seq) is not int:
+            return None
+        seq = self.seqs.get(real_seq)
+        on = {s for s, _ in self.nodes()}
+        while seq not in on and seq in self.hidden_by:
+            seq = self.hidden_by[seq]
+        return seq if seq in on else None
+
+    def _respan(self, real: Mapping[str, Any], event: dict[str, Any]) -> dict[str, Any]:
+        """A kept summary/prune over what the counterfactual surface holds (module doc)."""
+        span = real["data"].get("shadowedRange") or {}
+        seqs = self.span(span.get("start"), span.get("end"), head=real["type"] == "compaction/summary")
+        price = sum(p for s, p in self.nodes() if s in set(seqs))
+        data = {**event["data"], "shadowedRange": {"start": seqs[0], "end": seqs[-1]},
+                "shadowedSeqs": seqs, "shadowedTokenCount": price}
+        self._pending = {"seqs": seqs, "kind": real["type"]}
+        return {**event, "data": data}
+
+    def _replacement(self, real: Mapping[str, Any], event: dict[str, Any]) -> dict[str, Any]:
         pending, self._pending = self._pending, None
         assert pending is not None
         seqs = pending["seqs"]
-        op = {**event["surfaceOp"], "startSeq": seqs[0], "endSeq": seqs[-1]}
-        sources = event.get("sourceEventSeqs") or []
-        head = [s for s in sources[:2] if s not in seqs] if pending["kind"] == "compaction/summary" else []
-        new = {**event, "surfaceOp": op, "sourceEventSeqs": head + seqs}
-        return event if new == event else new
+        op = {**real["surfaceOp"], "startSeq": seqs[0], "endSeq": seqs[-1]}
+        head = []
+        if pending["kind"] == "compaction/summary":
+            head = [self.seqs.get(s) for s in (real.get("sourceEventSeqs") or [])[:2]]
+        return {**event, "sourceEventSeqs": head + seqs, "surfaceOp": op}
 
     def span(self, start: Any, end: Any, *, head: bool) -> list[int]:
-        """The surface span a kept compaction shadows now: from its logged start (a summary:
-        from the first compactable node, DSH ranges being head-anchored) to its logged end, or
-        to the newest checkpoint that hides that end."""
+        """The surface span a kept compaction shadows now (real endpoints): from its logged
+        start (a summary: from the first compactable node, DSH ranges being head-anchored) to
+        the node that stands for its logged end (`resolve`)."""
         nodes = [s for s, _ in self.nodes()]
         where = {s: i for i, s in enumerate(nodes)}
         if head:
             first = first_compactable_index(nodes, self.out, version=self.version)
         else:
-            first = where.get(start, -1)
-        last = where.get(end)
-        if last is None:
-            later = [i for i, s in enumerate(nodes) if s > (end if type(end) is int else -1)]
-            last = (later[0] if later else len(nodes)) - 1
-            # the end is hidden: the span reaches the node that now stands for it
-            last = max(last, first)
+            first = where.get(self.resolve(start), -1)
+        last = where.get(self.resolve(end), -1)
         if first < 0 or last < first:
             raise WhatIfError(f"a logged compaction over {start}..{end} has nothing left to shadow "
                               "on the counterfactual surface")

@@ -1,0 +1,132 @@
+"""`LogTail` and `Session.refresh()` on the moments a follower must survive: a log rewritten,
+truncated or replaced under it, a zstd framing error, a new generation file, an empty file."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+import workbench
+from workbench.io import zstd
+from workbench.io.follow import LogTail, newer_generation
+
+
+SHARED = Path(__file__).resolve().parents[2].parent / "shared"
+REAL = SHARED / "corpus" / "dsh-real-v4" / "dev-subagent-spawn-child__session.v4.jsonl"
+pytestmark = pytest.mark.skipif(not REAL.exists(), reason=f"{REAL} is absent (../shared)")
+
+
+def _log_bytes() -> bytes:
+    return REAL.read_bytes()
+
+
+def test_tail_hands_out_complete_lines_once(tmp_path):
+    data = _log_bytes()
+    path = tmp_path / "session.v4.jsonl"
+    path.write_bytes(b"")
+    tail = LogTail(str(path))
+    out = b""
+    for cut in range(0, len(data), 37):
+        with open(path, "ab") as f:
+            f.write(data[cut:cut + 37])
+        growth = tail.poll()
+        assert growth.reset is None
+        out += growth.records
+        assert out == data[:len(out)] and (not out or out.endswith(b"\n"))
+        assert tail.pending == tail.consumed - len(out)
+    assert out == data and tail.bytes_read == len(data)
+
+
+def test_tail_hands_out_complete_frames(tmp_path):
+    lines = _log_bytes().splitlines(keepends=True)
+    data = zstd.compress_frames(lines)
+    path = tmp_path / "session.v4.jsonl.zstd"
+    path.write_bytes(data[:len(data) // 2])
+    tail = LogTail(str(path))
+    first = tail.poll()
+    assert tail.encoding == "zstd" and first.pending > 0
+    path.write_bytes(data)
+    second = tail.poll()
+    frames = [f for _, _, f in first.records + second.records]
+    assert b"".join(frames) == data and second.pending == 0
+    assert tail.bytes_read == len(data)
+
+
+@pytest.mark.parametrize("change", ["truncated", "rewritten", "replaced", "head"])
+def test_a_changed_prefix_reloads_with_a_notice(tmp_path, change):
+    data = _log_bytes()
+    path = tmp_path / "session.v4.jsonl"
+    path.write_bytes(data)
+    session = workbench.load(path, follow=True)
+    before = len(session)
+    session.events_df()
+    if change == "truncated":
+        path.write_bytes(data[:len(data) // 2])
+    elif change == "rewritten":   # same length, the bytes just before the read position differ
+        path.write_bytes(data[:-3] + b"X}\n")
+    elif change == "head":
+        with open(path, "r+b") as f:
+            f.write(b"{ ")
+            f.seek(0, 2)
+            f.write(b"\n")
+    else:
+        other = tmp_path / "new"
+        other.write_bytes(data)
+        os.replace(other, path)
+    result = session.refresh()
+    assert result.reloaded and result.notice
+    word = {"truncated": "truncated", "rewritten": "rewritten", "head": "rewritten", "replaced": "replaced"}[change]
+    assert word in result.notice and session.reload_notices == [result.notice]
+    fresh = workbench.load(path)
+    assert len(session) == len(fresh) and session.events_df().equals(fresh.events_df())
+    if change == "replaced":
+        assert len(session) == before
+
+
+def test_zstd_framing_error_reloads_and_reports_it(tmp_path):
+    lines = _log_bytes().splitlines(keepends=True)
+    data = zstd.compress_frames(lines)
+    path = tmp_path / "session.v4.jsonl.zstd"
+    path.write_bytes(data)
+    session = workbench.load(path, follow=True)
+    with open(path, "ab") as f:
+        f.write(b"garbage that is no frame")
+    result = session.refresh()
+    assert result.reloaded and "magic" in result.notice
+    assert [d.rule for d in session.defects] == [d.rule for d in workbench.load(path).defects]
+
+
+def test_a_new_generation_file_is_offered(tmp_path):
+    path = tmp_path / "session.jsonl"
+    path.write_bytes(_log_bytes())
+    session = workbench.load(path, follow=True)
+    assert session.refresh().newer is None
+    (tmp_path / "session.v4.jsonl").write_bytes(_log_bytes())
+    assert session.refresh().newer == str(tmp_path / "session.v4.jsonl")
+    assert newer_generation(str(tmp_path / "session.v4.jsonl")) is None
+
+
+def test_empty_file_and_a_header_in_pieces(tmp_path):
+    data = _log_bytes()
+    path = tmp_path / "session.v4.jsonl"
+    path.write_bytes(b"")
+    session = workbench.load(path, follow=True)
+    assert len(session) == 0 and session.defects   # no header yet
+    header_end = data.index(b"\n") + 1
+    for cut in (5, header_end - 1, header_end, len(data)):
+        path.write_bytes(data[:cut])
+        session.refresh()
+        session.events_df()
+    assert session.defects == [] or session.verdict == workbench.load(path).verdict
+    assert len(session) == len(workbench.load(path))
+
+
+def test_a_log_unreadable_from_the_start_is_not_reloaded_again_and_again(tmp_path):
+    path = tmp_path / "session.v4.jsonl.zstd"
+    path.write_bytes(zstd.MAGIC_BYTES + b"\xff" * 40)
+    session = workbench.load(path, follow=True)
+    rules = [d.rule for d in session.defects]
+    assert rules == [d.rule for d in workbench.load(path).defects]
+    for _ in range(3):
+        assert not session.refresh().reloaded

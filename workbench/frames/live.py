@@ -1,0 +1,172 @@
+"""`Session.refresh()`: extend a followed session by what its log appended. Layer: frames.
+
+A followed session (`workbench.load(path, follow=True)`) keeps the loader's pass open
+(`workbench.core.follow.LiveLog`) with the session's one pass riding on it (`frames.source
+.LogPass`: scan, surface timeline fold, usage, model-call attempts). A refresh polls the file
+once; the loader reads and checks only the appended records, and every stage, the scan (growing
+columns, `frames.grow`) and the fold continue from their state with each appended event, parsed
+once. What is derived from them (surface arrays, compaction brackets, audit, quality, every
+cached frame) is dropped and rebuilt on first use from the extended scan and timeline.
+
+A rewritten, truncated or replaced log cannot be extended: the session loads it again and says so
+(`Refresh.notice`). A higher generation file appearing next to the log (DSH migrated it) is
+offered in `Refresh.newer`, never opened by itself.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any
+
+from workbench.core.follow import LiveLog
+from workbench.frames.source import LogPass, Riding
+from workbench.io.follow import LogTail, newer_generation
+
+_DERIVED = ("surface", "compactions", "audit", "quality")
+"""Cached properties of a session rebuilt on first use after the log grew."""
+
+
+@dataclass(frozen=True, slots=True)
+class Refresh:
+    """What one `Session.refresh()` did: `added` events (seqs `first`.. `first + added - 1`),
+    `reloaded` when the log had to be read again (`notice` says why), `pending` bytes of a
+    record still being written, `newer` a higher generation file DSH wrote next to the log."""
+
+    first: int
+    added: int
+    pending: int
+    reloaded: bool = False
+    notice: str | None = None
+    newer: str | None = None
+
+    def __bool__(self) -> bool:
+        return bool(self.added or self.reloaded)
+
+
+class Live:
+    """A followed log and the session pass riding on it."""
+
+    def __init__(self, log: LiveLog, riding: Riding) -> None:
+        self.log = log
+        self._riding = riding
+
+    @property
+    def passed(self) -> LogPass | None:
+        return self._riding.passed
+
+    @property
+    def tail(self) -> LogTail:
+        return self.log.tail
+
+    @property
+    def path(self) -> str:
+        return self.log.path
+
+
+def open_live(path: str | os.PathLike) -> Live:
+    """`path` followed, with everything written so far read (raises `LogUnreadable` like `load`
+    for a path that is not a readable file)."""
+    from workbench.errors import LogUnreadable
+    name = os.fspath(path)
+    if os.path.isdir(name):
+        from workbench.io.discover import find_sessions
+        refs = find_sessions(name)
+        if len(refs) != 1:
+            raise LogUnreadable(f"{name}: a directory holding {len(refs)} session logs; follow one of them")
+        name = os.fspath(refs[0].path)
+    try:
+        with open(name, "rb"):
+            pass
+    except FileNotFoundError as exc:
+        raise LogUnreadable(f"{name}: no such file") from exc
+    except OSError as exc:
+        raise LogUnreadable(f"{name}: cannot be read ({exc.strerror or exc})") from exc
+    riding = Riding(spare=True)
+    live = LiveLog(name, feeders=(riding.start,))
+    while True:   # a log larger than one poll's read limit takes several
+        before = live.tail.consumed
+        live.poll(collect=False)
+        if live.tail.consumed == before or live.reset is not None:
+            return Live(live, riding)
+
+
+def forget_derived(session: Any) -> None:
+    """Drop what is rebuilt from the scan and timeline on first use."""
+    for name in _DERIVED:
+        session.__dict__.pop(name, None)
+    session._frames.clear()
+    session.meter_counts.clear()
+
+
+def _restart(session: Any, live: Live) -> None:
+    session._live = live
+    session.log = live.log.log()
+    session._passed = live.passed
+    session.__dict__.pop("_pass", None)
+    forget_derived(session)
+
+
+def refresh(session: Any) -> Refresh:
+    """One poll of a followed session's log (module doc)."""
+    live: Live | None = session.live
+    newer = newer_generation(session.path)
+    if live is None:   # a session loaded without follow: start following with one full read
+        _restart(session, open_live(session.path))
+        return Refresh(0, len(session), session.live.tail.pending, True,
+                       "following starts: the log was read again once", newer)
+    before = live.tail.position
+    poll = live.log.poll(collect=False)
+    if poll.reset is not None:
+        notice = f"{poll.reset}: loaded again from the start"
+        _restart(session, open_live(live.path))
+        session.reload_notices.append(notice)
+        return Refresh(0, len(session), session.live.tail.pending, True, notice, newer)
+    if not poll.count:
+        if live.tail.position != before:   # records without events (a header): the log changed
+            session.log = live.log.log()
+            forget_derived(session)
+        return Refresh(poll.first, 0, poll.pending, newer=newer)
+    session.log = live.log.log()
+    if "_pass" in session.__dict__ and live.passed is not None:
+        session.__dict__["_pass"] = live.passed.finish(session.events, has_times=session.has_times)
+    forget_derived(session)
+    return Refresh(poll.first, poll.count, poll.pending, newer=newer)
+
+
+LIVE_CLOCK_MS = 10 * 60 * 1000
+"""A log whose last event is this close to the wall clock is being written now: a running
+bracket's elapsed time is then counted on the wall clock, else on the log's own clock."""
+
+
+@dataclass(frozen=True, slots=True)
+class Running:
+    """A compaction bracket still open at the end of a followed log: `elapsed_ms` since its
+    start (wall clock for a log written now, else until the log's last event)."""
+
+    compaction_id: object
+    start_seq: int
+    trigger: str
+    elapsed_ms: float | None
+
+
+def running_brackets(session: Any, now_ms: float | None = None) -> list[Running]:
+    """The compaction attempts a followed log has opened and not closed yet (in a log loaded once
+    they are `interrupted`; while following, they are still running)."""
+    import time
+    n = len(session)
+    if not n or session.live is None:
+        return []
+    last = session.events[n - 1].get("time")
+    now = time.time() * 1000 if now_ms is None else now_ms
+    clock = now if isinstance(last, (int, float)) and abs(now - last) < LIVE_CLOCK_MS else last
+    out = []
+    for record in session.compactions.records:
+        if record.status != "interrupted" or record.end_seq is not None:
+            continue
+        start = record.start_time
+        elapsed = clock - start if isinstance(clock, (int, float)) and isinstance(start, (int, float)) else None
+        out.append(Running(record.compaction_id, record.start_seq, record.trigger.kind, elapsed))
+    return out
+
+
+__all__ = ["Live", "Refresh", "Running", "forget_derived", "open_live", "refresh", "running_brackets"]
