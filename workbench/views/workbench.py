@@ -104,6 +104,8 @@ class Workbench(widgets.VBox):
         if follow:   # the live bar and poller (workbench.views.live)
             from workbench.views.live import LiveFollow
             self.live = LiveFollow(self, tail=tail)
+            if tail:   # following the tail starts at the last event
+                step = len(session) - 1
         self.rebuild(step)
         if self.live is not None:
             self.live.start()
