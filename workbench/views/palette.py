@@ -95,6 +95,8 @@ STYLE = """
   overflow: auto; resize: vertical; background: #f7fbff; border: 1px solid #d5e3f5;
   padding: 4px 6px; margin: 2px 0; font-size: 12px; }
 .wb-prices { font-weight: normal; color: #333; }
+.wb-checkpoint pre { font-family: inherit; word-break: normal; overflow-wrap: break-word;
+  max-height: 16em; overflow: auto; }
 .wb-totals td, .wb-totals th { white-space: nowrap; }
 .wb-diff-added b { color: #2ca02c; } .wb-diff-removed b { color: #d62728; }
 """
