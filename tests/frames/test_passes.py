@@ -4,7 +4,9 @@ once without reparsing, so any full pass after it shows up as about `len(session
 
 Holds today: the load → first widget → `events_df` → `surface_df(mid)` → `timeline_df` path
 reads only the handful of payloads the first render shows (scan, timeline, usage and attempts
-rode on the load). Not yet: `compactions_df` runs the compaction audit, which reads the log once
+rode on the load) when the widget prices by the DSH heuristic alone, as it does on logs over
+200k events. On smaller logs the widget's default `meters="auto"` adds the real tokenizers, whose
+counts need every message's text: that is one more read of the payloads, and at most one. Not yet: `compactions_df` runs the compaction audit, which reads the log once
 more (issue 12 leaves it open; the xfail is strict, so it fails once fixed)."""
 from __future__ import annotations
 
@@ -42,11 +44,22 @@ def test_the_widget_and_frames_make_no_second_pass(path: Path, counted: dict) ->
     session = workbench.load(path)
     assert getattr(session.events, "lazy", False) and len(session) > 100
     assert counted["n"] <= 1      # the load parsed each event once, during its scan
-    Workbench(session)
+    Workbench(session, meters="dsh")
     session.events_df()
     session.surface_df(len(session) // 2)
     session.timeline_df()
     assert counted["n"] < len(session) // 4, (counted["n"], len(session))
+
+
+@pytest.mark.parametrize("path", LOGS, ids=[p.name for p in LOGS])
+def test_real_tokenizer_meters_read_the_payloads_once_more(path: Path, counted: dict) -> None:
+    pytest.importorskip("ipywidgets")
+    from workbench.views import Workbench
+    session = workbench.load(path)
+    Workbench(session)            # "auto": dsh plus o200k and deepseek on a small log
+    session.timeline_df(meters=("dsh", "o200k", "deepseek"))
+    assert len(session) // 2 < counted["n"] <= len(session) + len(session) // 4, \
+        (counted["n"], len(session))
 
 
 @pytest.mark.xfail(strict=True, reason="issue 12 open: the compaction audit reads the log again")

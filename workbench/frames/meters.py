@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from workbench.core.tokens.meters import get_meter, parse_meter_names
+from workbench.core.tokens.meters import get_meter, node_pieces, parse_meter_names
 from workbench.frames.columns import Column, Columns
 
 if TYPE_CHECKING:
@@ -60,8 +60,17 @@ def log_prices(session: FrameSource, meter: str, *, progress: bool = False) -> n
     """Per-seq node prices of the whole log by `meter` (computed once per session)."""
     if meter == "dsh":
         return np.maximum(session.prices, 0)
-    cached = session.meter_counts.get(meter)
-    if cached is None:
-        m = get_meter(meter, version=session.version)
-        cached = session.meter_counts[meter] = m.count_events(session.events, progress=progress)
-    return cached
+    fill_log_prices(session, (meter,), progress=progress)
+    return session.meter_counts[meter]
+
+
+def fill_log_prices(session: FrameSource, meters: Sequence[str], *, progress: bool = False) -> None:
+    """Price the whole log by every real meter of `meters` not yet cached, reading the log's
+    message pieces once for all of them."""
+    missing = [m for m in dict.fromkeys(meters) if m != "dsh" and m not in session.meter_counts]
+    if not missing:
+        return
+    pieces = node_pieces(enumerate(session.events), len(session), session.version)
+    for meter in missing:
+        session.meter_counts[meter] = get_meter(meter, version=session.version).count_pieces(
+            pieces, progress=progress)

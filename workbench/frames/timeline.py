@@ -21,7 +21,8 @@ import numpy as np
 import pandas as pd
 
 from workbench.frames.columns import EVENT_TYPE, TIME, Column, Columns, coded, frame, int64_or_none
-from workbench.frames.meters import DEFAULT_METERS, check_meters, log_prices, meter_columns
+from workbench.frames.meters import (
+    DEFAULT_METERS, check_meters, fill_log_prices, log_prices, meter_columns)
 
 if TYPE_CHECKING:
     from workbench.frames.source import FrameSource
@@ -120,6 +121,7 @@ def timeline_frame(session: FrameSource, *, meters: Sequence[str] = DEFAULT_METE
     source: dict[str, object] = {
         "n": n, "scan": session.scan, "change": _change(session), "size": s.size,
         "generation": s.generation, "usage": _usage(session)}
+    fill_log_prices(session, meters, progress=progress)
     for meter in meters:
         source[f"surface_tokens_{meter}"] = s.totals(log_prices(session, meter, progress=progress))
     return frame(timeline_columns(meters), source, n)

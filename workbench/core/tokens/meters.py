@@ -34,12 +34,11 @@ from workbench.core.tokens.heuristic import (
     estimate_message,
     node_price,
     price_events,
-    structural_json,
 )
 from workbench.core.tokens.offline import deepseek_tokenizer, tiktoken_encoding
+from workbench.core.tokens.pieces import NodePieces, envelope_pieces, message_pieces, node_pieces
 from workbench.errors import MeterError, Unimplemented
-from workbench.io.generations import system_node, tool_role
-from workbench.io.jsjson import ABSENT, js_len, stringify
+from workbench.io.jsjson import js_len
 
 BATCH_CHARS = 1 << 20
 """Characters per tokenizer batch call when counting a whole log."""
@@ -160,64 +159,6 @@ class DshMeter:
 
 # -- real tokenizers
 
-def _block_pieces(blocks: Any, version: int, out: list[str]) -> None:
-    if type(blocks) is not list:
-        return
-    for block in blocks:
-        if type(block) is dict:
-            btype = block.get("type")
-            if btype == "text" or btype == "reasoning":
-                text = block.get("text")
-                if type(text) is str:
-                    out.append(text)
-                    continue
-            elif btype == "tool-call":
-                name, arguments = block.get("name"), block.get("arguments")
-                if type(name) is str and type(arguments) is str:
-                    out.append(name)
-                    out.append(arguments)
-                    continue
-            elif btype == "tool-result" and not tool_role(version):
-                _block_pieces(block.get("content"), version, out)
-                continue
-        out.append(structural_json(block, version=version))
-
-
-def _message_pieces(message: Any, version: int, out: list[str]) -> None:
-    if type(message) is not dict:
-        return
-    if system_node(version) and message.get("role") == "system":
-        content = message.get("content")
-        for block in content if type(content) is list else ():
-            if type(block) is dict and block.get("type") == "text" and type(block.get("text")) is str:
-                out.append(block["text"])
-            else:
-                out.append(stringify(block))
-        return
-    _block_pieces(message.get("content"), version, out)
-
-
-def message_pieces(message: Any, *, version: int) -> list[str]:
-    """The texts of one message a real tokenizer encodes (see the module docstring)."""
-    out: list[str] = []
-    _message_pieces(message, version, out)
-    return out
-
-
-def envelope_pieces(header: Any, *, version: int) -> list[str]:
-    """Texts of a canonical envelope: v0 system prompt, then the tool schemas as JSON."""
-    canonical = canonical_header(header, version=version)
-    if canonical is None:
-        return []
-    out = []
-    if not system_node(version) and type(canonical.get("system")) is str:
-        out.append(canonical["system"])
-    tools = canonical.get("tools", ABSENT)
-    if tools is not ABSENT:
-        out.append(stringify(tools))
-    return out
-
-
 def _progress_bar(total: int, enabled: bool, desc: str) -> Any:
     if not enabled:
         return None
@@ -259,22 +200,17 @@ class _TokenizerMeter:
                      positions: Iterable[int] | None = None) -> np.ndarray:
         """Per-event node counts of a whole log, batched. `positions` may restrict the pass to
         the events that can be nodes (the others count 0)."""
-        version = self.version
-        n = len(events)
-        counts = np.zeros(n, dtype=np.int64)
-        texts: list[str] = []
-        nodes: list[int] = []   # positions deriving a message
-        ends: list[int] = []    # len(texts) after each of them
-        for position, event in iter_positions(events, positions):
-            message = derive_message(event, version=version)
-            if message is None:
-                continue
-            nodes.append(position)
-            _message_pieces(message, version, texts)
-            ends.append(len(texts))
-        if not nodes:
+        pieces = node_pieces(iter_positions(events, positions), len(events), self.version)
+        return self.count_pieces(pieces, progress=progress)
+
+    def count_pieces(self, pieces: NodePieces, *, progress: bool = False) -> np.ndarray:
+        """Per-event node counts from pieces `node_pieces` read: one read of a log serves every
+        real meter of its version."""
+        counts = np.zeros(pieces.n, dtype=np.int64)
+        if not pieces.nodes:
             return counts
-        where = np.asarray(nodes, dtype=np.int64)
+        texts = pieces.texts
+        where = np.asarray(pieces.nodes, dtype=np.int64)
         counts[where] = self.framing
         # One entry per piece, empty pieces included (they encode to nothing). A text is encoded
         # once however often it occurs (tool names, repeated prompts and outputs): identical
@@ -289,10 +225,10 @@ class _TokenizerMeter:
                 bar.close()
         if texts:
             lengths = list(map(encoded.__getitem__, texts))
-            per_node = np.diff(np.asarray(ends, dtype=np.int64), prepend=0)
+            per_node = np.diff(np.asarray(pieces.ends, dtype=np.int64), prepend=0)
             owners = np.repeat(where, per_node)
             counts += np.bincount(owners, weights=np.asarray(lengths, dtype=np.float64),
-                                  minlength=n).astype(np.int64)
+                                  minlength=pieces.n).astype(np.int64)
         return counts
 
     def _batched(self, texts: list[str], sizes: list[int], bar: Any) -> list[int]:
