@@ -21,6 +21,7 @@ from typing import Any
 from workbench.core.follow import LiveLog
 from workbench.frames.source import LogPass, Riding
 from workbench.io.follow import LogTail, newer_generation
+from workbench.io.read import log_path
 
 _DERIVED = ("surface", "compactions", "audit", "quality")
 """Cached properties of a session rebuilt on first use after the log grew."""
@@ -67,13 +68,7 @@ def open_live(path: str | os.PathLike) -> Live:
     """`path` followed, with everything written so far read (raises `LogUnreadable` like `load`
     for a path that is not a readable file)."""
     from workbench.errors import LogUnreadable
-    name = os.fspath(path)
-    if os.path.isdir(name):
-        from workbench.io.discover import find_sessions
-        refs = find_sessions(name)
-        if len(refs) != 1:
-            raise LogUnreadable(f"{name}: a directory holding {len(refs)} session logs; follow one of them")
-        name = os.fspath(refs[0].path)
+    name = log_path(path, verb="follow")
     try:
         with open(name, "rb"):
             pass

@@ -374,6 +374,19 @@ def scan_bytes(data: bytes, *, name: str = "<bytes>", encoding: str | None = Non
     return _paused_gc(lambda: _scan_raw(reader, iter(()), data, source, name, len(data)))
 
 
+def log_path(path: str | os.PathLike, *, verb: str = "load") -> str:
+    """The log file `path` names: a session directory stands for its log (the highest
+    generation, v4 spec §0.1); a directory holding no session, or several, is `LogUnreadable`."""
+    path = os.fspath(path)
+    if os.path.isdir(path):
+        from workbench.io.discover import find_sessions
+        refs = find_sessions(path)
+        if len(refs) != 1:
+            raise LogUnreadable(f"{path}: a directory holding {len(refs)} session logs; {verb} one of them")
+        path = os.fspath(refs[0].path)
+    return path
+
+
 def scan_path(path: str | os.PathLike, *, generation: int | None = None,
               observer: Observer | None = None, keep: dict[str, int] | None = None) -> ReadResult:
     """Read a log file (opened read-only, never written).
@@ -381,13 +394,7 @@ def scan_path(path: str | os.PathLike, *, generation: int | None = None,
     A session directory stands for its log (the highest generation, v4 spec §0.1); a directory
     holding no session, or several, is `LogUnreadable`.
     """
-    path = os.fspath(path)
-    if os.path.isdir(path):
-        from workbench.io.discover import find_sessions
-        refs = find_sessions(path)
-        if len(refs) != 1:
-            raise LogUnreadable(f"{path}: a directory holding {len(refs)} session logs; load one of them")
-        path = os.fspath(refs[0].path)
+    path = log_path(path)
     from workbench.io.discover import special_file
     kind = special_file(path)
     if kind is not None:  # a FIFO or device could block or never end: never opened
