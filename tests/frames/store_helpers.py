@@ -60,8 +60,8 @@ def contents(store: Path) -> dict:
                                  if p.is_file() and p.name != ".lock")}
     for frame_dir in sorted(p for p in store.iterdir() if p.is_dir()
                             and not p.name.startswith(("_", "."))):
-        for part in sorted(frame_dir.glob("log=*/*.parquet")):
-            out[f"{frame_dir.name}/{part.parent.name}"] = pq.read_table(part).to_pydict()
+        for part in sorted(frame_dir.glob("*.parquet")):
+            out[f"{frame_dir.name}/{part.name}"] = pq.read_table(part).to_pydict()
     for m in sorted((store / "_manifest").glob("*.json")):
         value = json.loads(m.read_text())
         value.pop("seconds")
@@ -69,15 +69,16 @@ def contents(store: Path) -> dict:
     return out
 
 
-def dying_writer(real, n: int):
+def dying_writer(real, n: int, calls: list | None = None):
     """`real` (pyarrow.parquet.write_table), except that the n-th call writes its file and
-    then dies, before the export can rename it into place (a simulated kill)."""
-    count = [0]
+    then dies, before the export can rename it into place (a simulated kill); the target of
+    every call's file name is appended to `calls`."""
+    calls = [] if calls is None else calls
 
-    def write(*args, **kwargs):
-        count[0] += 1
-        real(*args, **kwargs)
-        if count[0] == n:
+    def write(table, where, *args, **kwargs):
+        calls.append(os.path.basename(str(where)))
+        real(table, where, *args, **kwargs)
+        if len(calls) == n:
             raise KeyboardInterrupt
     return write
 

@@ -18,8 +18,17 @@ from store_helpers import append_turns, contents, dying_writer, make_root
 
 from workbench.errors import LogUnreadable, StoreUnusable
 from workbench.frames.many import load_sessions
+from workbench.frames import store as store_module
 from workbench.frames.parquet import read_parquet
-from workbench.frames.store import STORE_FRAMES, export_store, log_id, read_manifests
+from workbench.frames.store import (
+    BUCKETS,
+    STORE_FRAMES,
+    bucket_of,
+    bucket_path,
+    export_store,
+    log_id,
+    read_manifests,
+)
 
 
 WORKBENCH = str(Path(sys.executable).parent / "workbench")
@@ -62,22 +71,45 @@ def test_incremental_export_equals_a_fresh_one(tmp_path: Path) -> None:
     assert after.findings and after.defects > 0
 
 
-def test_an_interrupted_export_rerun_equals_a_fresh_one(tmp_path: Path, monkeypatch) -> None:
+@pytest.mark.parametrize("dies_at", [3, 40], ids=["staging", "commit"])
+def test_an_interrupted_export_rerun_equals_a_fresh_one(tmp_path: Path, monkeypatch,
+                                                        dies_at: int) -> None:
     root, store = tmp_path / "root", tmp_path / "store"
     paths = make_root(root, 6)
     export_store(root, store, workers=1, progress=False)
     append_turns(paths[0], 0, 4, 1)
     append_turns(paths[5], 5, 6, 1)
     real = pq.write_table
-    monkeypatch.setattr(pq, "write_table", dying_writer(real, 3))  # dies inside a log
+    calls = []
+    monkeypatch.setattr(pq, "write_table", dying_writer(real, dies_at, calls))
     with pytest.raises(KeyboardInterrupt):
         export_store(root, store, workers=1, progress=False)
     monkeypatch.setattr(pq, "write_table", real)
+    if dies_at == 40:      # the two changed logs were staged, some buckets already replaced
+        assert any(c.startswith("bucket-") for c in calls[:-1])
     seen = contents(store)
     assert not any(Path(f).name.endswith(".tmp") and not Path(f).name.startswith(".")
                    for f in seen["files"])
-    assert len(read_manifests(store)) == 5        # the interrupted log has no manifest
+    changed = {log_id(paths[i].relative_to(root).as_posix()) for i in (0, 5)}
+    assert set(read_manifests(store)).isdisjoint(changed)   # the changed logs: no manifest
+    assert len(read_manifests(store)) == 4
     export_store(root, store, workers=1, progress=False)
+    assert contents(store) == _fresh(root, tmp_path)
+
+
+def test_a_bucket_lost_or_left_over_is_repaired_by_the_next_run(tmp_path: Path) -> None:
+    root, store = tmp_path / "root", tmp_path / "store"
+    paths = make_root(root, 6)
+    export_store(root, store, workers=1, progress=False)
+    assert 1 < len(list((store / "events").glob("bucket-*.parquet"))) <= BUCKETS
+    kept = log_id(paths[0].relative_to(root).as_posix())
+    bucket_path(store, "events", bucket_of(kept)).unlink()    # a kept log's rows are gone
+    (store / "events" / "log=0123").mkdir()                   # a stray of another layout
+    shutil.rmtree(paths[1].parent)                            # a log deleted ...
+    ident = log_id(paths[1].relative_to(root).as_posix())
+    (store / "_manifest" / f"{ident}.json").unlink()          # ... after a killed run
+    again = export_store(root, store, workers=1, progress=False)
+    assert again.exported >= 1 and again.sessions == 5
     assert contents(store) == _fresh(root, tmp_path)
 
 
@@ -87,20 +119,30 @@ def test_an_export_killed_midway_and_rerun_equals_a_fresh_one(tmp_path: Path) ->
     cmd = [WORKBENCH, "export", str(root), "-o", str(store),
            "--workers", "1", "--quiet"]
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    manifests = store / "_manifest"
+    stage = store / ".tmp" / "stage"
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline and proc.poll() is None:
-        if manifests.is_dir() and len(list(manifests.glob("*.json"))) >= 5:
+        if stage.is_dir() and len(list(stage.iterdir())) >= 5:
             proc.send_signal(signal.SIGKILL)
             break
         time.sleep(0.01)
     proc.wait()
-    done = len(list(manifests.glob("*.json")))
-    assert proc.returncode == -signal.SIGKILL and 5 <= done < 40, done
+    done = len(list((store / "_manifest").glob("*.json")))
+    assert proc.returncode == -signal.SIGKILL and done < 40, done
     assert not [p for p in store.rglob("*.parquet") if p.name.endswith(".tmp")]
     rerun = subprocess.run(cmd, capture_output=True, text=True, check=False)
     assert rerun.returncode == 0, rerun.stderr
     assert contents(store) == _fresh(root, tmp_path)
+
+
+def test_commits_during_an_export_give_the_store_of_one_commit(tmp_path: Path,
+                                                                monkeypatch) -> None:
+    root = tmp_path / "root"
+    make_root(root, 7)
+    monkeypatch.setattr(store_module, "COMMIT_SECONDS", 0.0)     # a commit after every log
+    export_store(root, tmp_path / "store", workers=1, progress=False)
+    monkeypatch.undo()
+    assert contents(tmp_path / "store") == _fresh(root, tmp_path)
 
 
 def test_the_store_reads_in_pandas_as_load_sessions(tmp_path: Path) -> None:
@@ -116,7 +158,7 @@ def test_the_store_reads_in_pandas_as_load_sessions(tmp_path: Path) -> None:
         if not (store / name).is_dir():
             assert len(expected) == 0, name
             continue
-        assert len(pd.read_parquet(store / name)) == len(expected)   # plain pandas, Hive
+        assert len(pd.read_parquet(store / name)) == len(expected)   # plain pandas
         got = read_parquet(store / name, name)      # with the declared dtypes
         assert (got.groupby("session")["log"].nunique() == 1).all()
         got = got.drop(columns="log").assign(
@@ -125,6 +167,23 @@ def test_the_store_reads_in_pandas_as_load_sessions(tmp_path: Path) -> None:
         assert list(got.columns) == list(expected.columns), name
         pd.testing.assert_frame_equal(got, expected.reset_index(drop=True),
                                       check_categorical=False, obj=name)
+
+
+def test_the_store_reads_in_polars_as_in_pandas(tmp_path: Path) -> None:
+    pl = pytest.importorskip("polars")
+    root, store = tmp_path / "root", tmp_path / "store"
+    make_root(root, 5)
+    export_store(root, store, workers=1, progress=False)
+    for name in ("events", "compactions", "requests", "sessions", "defects"):
+        if not (store / name).is_dir():
+            continue
+        want = read_parquet(store / name, name)
+        got = pl.read_parquet(store / name / "*.parquet")
+        assert got.columns == list(want.columns), name
+        assert got.height == len(want), name
+        assert got["session"].to_list() == want["session"].astype(str).tolist(), name
+        if "seq" in want:
+            assert got["seq"].to_list() == want["seq"].astype("Int64").tolist(), name
 
 
 def test_the_store_refuses_foreign_directories_and_empty_roots(tmp_path: Path) -> None:

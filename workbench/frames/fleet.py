@@ -3,9 +3,9 @@
 `Fleet(store)` opens an in-memory DuckDB connection (nothing to start, nothing written) with
 one view per frame of the store (`workbench.frames.store`): ``events``, ``compactions``, …,
 ``sessions`` and ``manifest`` (one row per source log: path, size, mtime, hash, verdict). A
-view reads the frame's Parquet files in place, with the partition column ``log``; a frame with
-no rows anywhere is a view over its empty schema file, so every view exists and has its
-columns. `Fleet.sql(query)` returns a pandas DataFrame; `Fleet.con` is the DuckDB connection.
+view reads the frame's bucket files in place (at most `workbench.frames.store.BUCKETS` per
+frame, whatever the number of sessions); a frame with no rows anywhere is a view over its empty
+schema file, so every view exists and has its columns. `Fleet.sql(query)` returns a pandas DataFrame; `Fleet.con` is the DuckDB connection.
 
 Ready queries (`READY`; `Fleet.ready(name)`, or one method each) are where a researcher starts:
 compactions by trigger and status, savings by meter, anchor recall by kind (needs the
@@ -23,7 +23,6 @@ import pandas as pd
 from workbench.errors import UnknownName
 
 from workbench.frames.store import (
-    PARTITION,
     SCHEMA_DIR,
     STORE_FRAMES,
     open_store,
@@ -98,11 +97,8 @@ class Fleet:
             if not schema_file.exists():
                 continue
             top = self.store / name
-            has_parts = top.is_dir() and any(
-                e.name.startswith(f"{PARTITION}=") for e in os.scandir(top))
-            if has_parts:
-                source = (f"read_parquet({_sql_path(top / f'{PARTITION}=*' / '*.parquet')}, "
-                          f"hive_partitioning = true)")
+            if top.is_dir() and any(e.name.endswith(".parquet") for e in os.scandir(top)):
+                source = f"read_parquet({_sql_path(top / '*.parquet')})"
             else:
                 source = f"read_parquet({_sql_path(schema_file)})"
             self.con.execute(f'CREATE VIEW "{name}" AS SELECT * FROM {source}')

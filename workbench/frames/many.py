@@ -26,6 +26,7 @@ store (`workbench.frames.store`) and query it (`workbench.fleet`).
 """
 from __future__ import annotations
 
+import functools
 import os
 import time
 import traceback
@@ -241,9 +242,16 @@ def session_tables(path: str, names: Sequence[str]) -> tuple[dict[str, Any],
     sends back (compact buffers, one schema per frame, nothing to unify per session)."""
     result = session_frames(path, names)
     frames = {**result.frames, "defects": result.defects}
-    tables = {name: as_table(df, frame_schema(SCHEMAS[name]))
+    tables = {name: as_table(df, table_schema(name))
               for name, df in frames.items() if df is not None and len(df)}
     return result.summary, tables
+
+
+@functools.cache
+def table_schema(name: str) -> pa.Schema:
+    """The Arrow schema of registered frame `name` (`frame_schema`, built once per process:
+    it costs milliseconds, and a worker converts every frame of every session)."""
+    return frame_schema(SCHEMAS[name])
 
 
 def _combine(results: Sequence[tuple[dict, dict]], keys: Sequence[str],
@@ -258,7 +266,7 @@ def _combine(results: Sequence[tuple[dict, dict]], keys: Sequence[str],
     sessions.insert(0, "session", pd.Categorical(list(keys), dtype=key_dtype))
     out["sessions"] = sessions
     for name in (*names, "defects"):
-        schema = frame_schema(SCHEMAS[name])
+        schema = table_schema(name)
         chunks = []
         for i, (_, tables) in enumerate(results):
             table = tables.pop(name, None)   # each table is released once it is in a chunk

@@ -2,39 +2,50 @@
 
 `export_store(root, store)` writes every frame of every session under `root` (the frames of
 `workbench.frames.schema.FRAME_NAMES`, ``defects`` and ``sessions``: a frame registered there is
-exported with nothing to change here), one Hive-style partition per session and frame::
+exported with nothing to change here)::
 
-    STORE/_workbench_store.json           marks the directory as a store (format, frames)
+    STORE/_workbench_store.json           marks the directory as a store (format, frames, buckets)
     STORE/_manifest/<log>.json            one per source log: what was read, and the verdict
     STORE/_schema/<frame>.parquet         an empty file with the frame's Arrow schema
-    STORE/<frame>/log=<log>/part-0.parquet
+    STORE/<frame>/bucket-<kk>.parquet     the rows of every log whose id falls in bucket kk
 
 ``<log>`` is a hash of the log's path relative to the root; each row starts with ``session``,
-that relative path (stable across runs, unlike session ids, which v0 fixtures repeat). A frame
-with no rows for a session has no file. Every file of a frame has the same Arrow schema
-(`store_schema`), so pandas (``pd.read_parquet(STORE/"events")``), Polars, Spark and DuckDB
-(`workbench.frames.fleet`) read a frame directory as one table, with ``log`` as the partition
-column. The ``sessions`` frame is `load_sessions`' without its wall-time column (which is in
-the manifest), so the store depends only on the logs.
+that relative path (stable across runs, unlike session ids, which v0 fixtures repeat), and ends
+with ``log``. A log belongs to one of `BUCKETS` buckets (`bucket_of`), so a frame is at most
+`BUCKETS` files whatever the number of sessions (SQL over the store opens few files), rows
+sorted by ``session``; a bucket file with no rows does not exist. Every file of a frame has the
+same Arrow schema (`store_schema`), so pandas (``pd.read_parquet(STORE/"events")``), Polars,
+Spark and DuckDB (`workbench.frames.fleet`) read a frame directory as one table. The
+``sessions`` frame is `load_sessions`' without its wall-time column (which is in the manifest),
+so the store depends only on the logs.
 
 Incremental: a log whose size, mtime, store format and frame schemas match its manifest is
-skipped; any other log is exported again; a log gone from the root is dropped (manifest first,
-then its partitions). The manifest's size, mtime and hash are taken before the log is read, so a
-log that grows while it is being read is exported again by the next run. Crash safety: every file is written under ``STORE/.tmp/`` and renamed into
-place, so no reader ever sees half a file; a log's old manifest is removed before its
-partitions change and the new one is written last, so a log interrupted midway has no manifest
-and the next run exports it again. Leftover temporary files and orphan partitions are removed
-at the start of a run. One export at a time per store (an advisory lock).
+kept; any other log is exported again; a log gone from the root is dropped. The manifest's
+size, mtime and hash are taken before the log is read, so a log that grows while it is being
+read is exported again by the next run. Workers write each exported log's frames to a staging
+directory (``STORE/.tmp/``); a commit (`workbench.frames.buckets`) then rewrites every bucket
+file holding a changed, dropped or new log (old rows of kept logs, plus the staged rows) and
+writes the new logs' manifests last. Commits run every `COMMIT_SECONDS` and at the end.
+
+Crash safety: every file is written under ``STORE/.tmp/`` and renamed into place, so no reader
+ever sees half a file. The manifests of logs to export again or drop are removed before any
+bucket changes, and a log's manifest is written only after every bucket holding its rows, so a
+log without a manifest is exported again. Each bucket file lists its logs in its metadata; at the
+start of a run a bucket holding a log without a manifest is rewritten, and a kept log missing
+from a bucket it should be in is exported again, so a run interrupted anywhere is completed
+exactly by the next. One export at a time per store (an advisory lock). A reader during an
+export may see some frames of a commit before others; the manifest is the record of what is
+complete.
 """
 from __future__ import annotations
 
 import fcntl
+import functools
 import hashlib
 import json
 import os
 import shutil
 import time
-import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -50,11 +61,17 @@ from workbench.frames.columns import frame
 from workbench.frames.parquet import as_table, frame_schema
 from workbench.frames.schema import FRAME_NAMES, SCHEMAS, SessionColumns
 
-STORE_FORMAT = 1
+STORE_FORMAT = 2
 """Layout version of the store; a manifest of another version is exported again."""
-MARKER, MANIFESTS, SCHEMA_DIR, TMP = "_workbench_store.json", "_manifest", "_schema", ".tmp"
-PART = "part-0.parquet"
-PARTITION = "log"
+MARKER, MANIFESTS, SCHEMA_DIR, TMP, STAGE = (
+    "_workbench_store.json", "_manifest", "_schema", ".tmp", "stage")
+LOG = "log"
+"""The last column of every frame: the id of the log the row comes from (`log_id`)."""
+BUCKETS = 16
+"""Files per frame: a log's rows are in bucket ``bucket_of(log)``."""
+COMMIT_SECONDS = 300.0
+"""How often a long export commits what its workers have staged (bounds the work an
+interrupted export loses; each commit rewrites the buckets it touches)."""
 STORE_FRAMES: tuple[str, ...] = (*FRAME_NAMES, "sessions")
 """Frames of a store: every registered frame (``defects`` included) and ``sessions``."""
 _SESSION_COLUMNS = tuple(c for c in SessionColumns if c.name != "seconds")
@@ -64,26 +81,37 @@ def _columns(name: str) -> Sequence[Any]:
     return _SESSION_COLUMNS if name == "sessions" else SCHEMAS[name]
 
 
+@functools.cache
 def store_schema(name: str) -> pa.Schema:
-    """The Arrow schema of every file of frame `name`: ``session`` then the frame's declared
-    columns (`workbench.frames.parquet.frame_schema`)."""
-    return frame_schema(_columns(name), session=True)
+    """The Arrow schema of every file of frame `name`: ``session``, the frame's declared
+    columns (`workbench.frames.parquet.frame_schema`), then ``log``."""
+    return frame_schema(_columns(name), session=True).append(pa.field(LOG, pa.string()))
 
 
 def schema_fingerprint(names: Sequence[str] = STORE_FRAMES) -> str:
     """One hash of the frames' names and schemas: a change re-exports every log."""
     text = "\n".join(f"{n}: {store_schema(n).remove_metadata()}" for n in names)
-    return hashlib.blake2b(f"{STORE_FORMAT}\n{text}".encode(), digest_size=16).hexdigest()
+    return hashlib.blake2b(f"{STORE_FORMAT} {BUCKETS}\n{text}".encode(),
+                           digest_size=16).hexdigest()
 
 
 def log_id(key: str) -> str:
-    """The partition id of the log whose store key (relative path) is `key`."""
+    """The id of the log whose store key (relative path) is `key`."""
     return hashlib.blake2b(key.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
 
 
-def _atomic_write(base: Path, path: Path, write) -> None:
+def bucket_of(ident: str) -> int:
+    """The bucket of log `ident` (a `log_id`)."""
+    return int(ident[:8], 16) % BUCKETS
+
+
+def bucket_path(base: Path, name: str, bucket: int) -> Path:
+    return base / name / f"bucket-{bucket:02d}.parquet"
+
+
+def atomic_write(base: Path, path: Path, write) -> None:
     """`write(tmp)` a file under ``base/.tmp/``, then rename it to `path` (same filesystem)."""
-    tmp = base / TMP / f"{path.name}.{os.getpid()}.{uuid.uuid4().hex}.tmp"
+    tmp = base / TMP / f"{path.name}.{os.getpid()}.{os.urandom(8).hex()}.tmp"
     tmp.parent.mkdir(exist_ok=True)
     try:
         write(tmp)
@@ -92,14 +120,15 @@ def _atomic_write(base: Path, path: Path, write) -> None:
         tmp.unlink(missing_ok=True)
 
 
-def _write_json(base: Path, path: Path, value: dict) -> None:
-    _atomic_write(base, path,
-                  lambda tmp: tmp.write_text(json.dumps(value, sort_keys=True, indent=1)))
+def write_json(base: Path, path: Path, value: dict) -> None:
+    atomic_write(base, path,
+                 lambda tmp: tmp.write_text(json.dumps(value, sort_keys=True, indent=1)))
 
 
-def _table(df: pd.DataFrame, key: str, schema: pa.Schema) -> pa.Table:
+def _table(df: pd.DataFrame, key: str, ident: str, schema: pa.Schema) -> pa.Table:
     out = df.copy(deep=False)
     out.insert(0, "session", pd.array([key] * len(df), dtype="string"))
+    out[LOG] = pd.array([ident] * len(df), dtype="string")
     return as_table(out, schema)
 
 
@@ -119,29 +148,27 @@ def _file_facts(path: str) -> tuple[int, int, str]:
 
 
 def export_log(path: str, store: str, key: str, fingerprint: str) -> dict[str, Any]:
-    """Export one log into `store` (runs in a worker; module doc for the write order) and
-    return its manifest."""
+    """Build every frame of one log and stage it under ``store/.tmp/stage/<log>/`` (runs in a
+    worker); returns its manifest, which the commit writes (module doc)."""
     from workbench.frames.many import DEFAULT_FRAMES, session_frames
-    base, ident = Path(store), log_id(key)
-    (base / MANIFESTS / f"{ident}.json").unlink(missing_ok=True)
+    ident = log_id(key)
     size, mtime_ns, digest = _file_facts(path)
     result = session_frames(path, DEFAULT_FRAMES)
     summary = result.summary
     frames = {**result.frames, "defects": result.defects,
               "sessions": frame(_SESSION_COLUMNS, {c.name: [summary.get(c.name)]
                                                    for c in _SESSION_COLUMNS}, 1)}
+    stage = Path(store) / TMP / STAGE / ident
+    shutil.rmtree(stage, ignore_errors=True)
+    stage.mkdir(parents=True)
     rows: dict[str, int] = {}
     for name in STORE_FRAMES:
         df = frames.get(name)
-        target = base / name / f"{PARTITION}={ident}" / PART
         rows[name] = 0 if df is None else len(df)
         if rows[name]:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            table = _table(df, key, store_schema(name))
-            _atomic_write(base, target, lambda tmp, t=table: pq.write_table(t, tmp))
-        else:
-            target.unlink(missing_ok=True)
-    manifest = {
+            pq.write_table(_table(df, key, ident, store_schema(name)),
+                           stage / f"{name}.parquet", compression="none")
+    return {
         "store_format": STORE_FORMAT, "schemas": fingerprint, "log": ident, "session": key,
         "path": path, "size": size, "mtime_ns": mtime_ns, "blake2b": digest,
         "format_version": summary.get("format_version"), "verdict": summary.get("verdict"),
@@ -149,8 +176,6 @@ def export_log(path: str, store: str, key: str, fingerprint: str) -> dict[str, A
         "defects": rows["defects"], "error": summary.get("error"), "rows": rows,
         "seconds": summary.get("seconds"),
     }
-    _write_json(base, base / MANIFESTS / f"{ident}.json", manifest)
-    return manifest
 
 
 @dataclass
@@ -194,6 +219,10 @@ def _locked(base: Path) -> Iterator[None]:
             fcntl.flock(fh, fcntl.LOCK_UN)
 
 
+def _marker() -> dict[str, Any]:
+    return {"store_format": STORE_FORMAT, "frames": list(STORE_FRAMES), "buckets": BUCKETS}
+
+
 def open_store(store: str | os.PathLike, *, create: bool = False) -> Path:
     """The store directory, checked (and made, with `create`); raises `StoreUnusable` for a
     directory holding something else, so an export never deletes files it did not write."""
@@ -207,7 +236,7 @@ def open_store(store: str | os.PathLike, *, create: bool = False) -> Path:
         msg = f"{base}: exists and is not a workbench store (no {MARKER}); choose a new directory"
         raise StoreUnusable(msg)
     base.mkdir(parents=True, exist_ok=True)
-    _write_json(base, base / MARKER, {"store_format": STORE_FORMAT, "frames": list(STORE_FRAMES)})
+    write_json(base, base / MARKER, _marker())
     return base
 
 
@@ -224,20 +253,6 @@ def read_manifests(store: str | os.PathLike) -> dict[str, dict[str, Any]]:
                 continue
             out[entry.name.removesuffix(".json")] = value
     return out
-
-
-def _sweep(base: Path, keep: set[str]) -> None:
-    """Remove what an interrupted run left (temporary files) and partitions of logs that are
-    not in `keep` (deleted logs, or logs whose first export never finished)."""
-    shutil.rmtree(base / TMP, ignore_errors=True)
-    for name in STORE_FRAMES:
-        top = base / name
-        if not top.is_dir():
-            continue
-        for entry in os.scandir(top):
-            if (entry.name.startswith(f"{PARTITION}=") and entry.is_dir()
-                    and entry.name.removeprefix(f"{PARTITION}=") not in keep):
-                shutil.rmtree(entry.path)
 
 
 def _refs(root: Path) -> list[tuple[str, str]]:
@@ -274,6 +289,7 @@ def export_store(root: str | os.PathLike, store: str | os.PathLike, *, engine: s
 
     Raises `LogUnreadable` when `root` holds no session, `StoreUnusable` for a directory that is
     not a store or is being written. `engine`, `workers`, `client`: as `load_sessions`."""
+    from workbench.frames.buckets import Buckets
     from workbench.frames.pool import map_sessions
     started = time.perf_counter()
     refs = _refs(Path(os.path.abspath(root)))
@@ -284,24 +300,34 @@ def export_store(root: str | os.PathLike, store: str | os.PathLike, *, engine: s
     fingerprint = schema_fingerprint()
     summary = ExportSummary(str(base))
     with _locked(base):
+        shutil.rmtree(base / TMP, ignore_errors=True)      # what an interrupted run staged
         (base / MANIFESTS).mkdir(exist_ok=True)
+        if json.loads((base / MARKER).read_text()) != _marker():
+            write_json(base, base / MARKER, _marker())
         _write_schemas(base)
         manifests = read_manifests(base)
         current = {log_id(key): (path, key) for path, key in refs}
-        for ident in sorted(set(manifests) - set(current)):
+        kept = {ident: m for ident, m in manifests.items()
+                if ident in current and _unchanged(m, current[ident][0], fingerprint)}
+        buckets = Buckets(base)
+        for ident in sorted(set(manifests) - set(kept) | buckets.incomplete(kept)):
             (base / MANIFESTS / f"{ident}.json").unlink(missing_ok=True)
-            del manifests[ident]
-            summary.dropped += 1
-        _sweep(base, set(current))
-        todo = [(path, key) for ident, (path, key) in current.items()
-                if not _unchanged(manifests.get(ident), path, fingerprint)]
-        summary.unchanged = len(current) - len(todo)
-        tasks = [(path, str(base), key, fingerprint) for path, key in todo]
+            kept.pop(ident, None)
+            summary.dropped += ident not in current
+        tasks = [(path, str(base), key, fingerprint) for ident, (path, key) in current.items()
+                 if ident not in kept]
+        summary.unchanged = len(kept)
+        staged: dict[str, dict[str, Any]] = {}
+        last = time.monotonic()
         for _, manifest in map_sessions(export_log, tasks, engine=engine, workers=workers,
                                         client=client, progress=progress, desc="export"):
-            manifests[manifest["log"]] = manifest
+            staged[manifest["log"]] = manifest
             summary.exported += 1
-    for manifest in manifests.values():
+            if time.monotonic() - last > COMMIT_SECONDS:
+                kept.update(buckets.commit(kept, staged))
+                staged, last = {}, time.monotonic()
+        kept.update(buckets.commit(kept, staged))
+    for manifest in kept.values():
         summary.sessions += 1
         summary.events += manifest.get("events") or 0
         summary.defects += manifest.get("defects") or 0
@@ -318,8 +344,8 @@ def _write_schemas(base: Path) -> None:
     (base / SCHEMA_DIR).mkdir(exist_ok=True)
     for name in STORE_FRAMES:
         target = base / SCHEMA_DIR / f"{name}.parquet"
-        schema = store_schema(name).append(pa.field(PARTITION, pa.large_string()))
+        schema = store_schema(name)
         if target.exists() and pq.read_schema(target).remove_metadata().equals(
                 schema.remove_metadata()):
             continue
-        _atomic_write(base, target, lambda tmp, s=schema: pq.write_table(s.empty_table(), tmp))
+        atomic_write(base, target, lambda tmp, s=schema: pq.write_table(s.empty_table(), tmp))
