@@ -88,6 +88,12 @@ def shrink(grown: list[tuple[Path, int]]) -> None:
 
 # -- measurements, each in a fresh process ------------------------------------------------------
 
+def _cpu() -> float:
+    """CPU seconds of this process and its finished children (the pool's workers)."""
+    me, kids = (resource.getrusage(w) for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+
 def _peak_mib() -> tuple[float, float]:
     self_ = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
@@ -102,7 +108,8 @@ def measure_export(root: str, store: str, workers: str) -> dict:
                      progress=False)
     wall = time.perf_counter() - t0
     peak, child = _peak_mib()
-    return {"wall": wall, **s.as_dict(), "peak_rss_mib": peak, "peak_child_rss_mib": child}
+    return {"wall": wall, "cpu": _cpu(), **s.as_dict(), "peak_rss_mib": peak,
+            "peak_child_rss_mib": child}
 
 
 def measure_queries(store: str) -> dict:
@@ -135,7 +142,7 @@ def measure_load(root: str, workers: str) -> dict:
                                      progress=False)
     wall = time.perf_counter() - t0
     peak, child = _peak_mib()
-    return {"wall": wall, "sessions": len(frames.sessions),
+    return {"wall": wall, "cpu": _cpu(), "sessions": len(frames.sessions),
             "events": int(frames.sessions["events"].fillna(0).sum()),
             "unreadable": int((frames.sessions["verdict"] == "unreadable").sum()),
             "peak_rss_mib": peak, "peak_child_rss_mib": child}
@@ -200,7 +207,7 @@ def main(argv: list[str] | None = None) -> int:
             r = _run("export", str(root), str(store), workers)
             summary[f"export_w{workers}"] = r
             print(f"first export, {workers} worker(s): {r['sessions']} sessions, "
-                  f"{r['events']:,} events in {r['wall']:.1f} s "
+                  f"{r['events']:,} events in {r['wall']:.1f} s ({r['cpu']:.1f} s CPU) "
                   f"({r['events'] / r['wall']:,.0f} events/s); peak RSS {r['peak_rss_mib']:.0f} "
                   f"MiB (parent), {r['peak_child_rss_mib']:.0f} MiB (largest worker)")
         if "export_w1" in summary and "export_w2" in summary:
@@ -212,7 +219,8 @@ def main(argv: list[str] | None = None) -> int:
         summary["noop"] = r
         ratio = f" = {r['wall'] / first:.1%} of the first (target <= {TARGET_NOOP:.0%})" \
             if first else ""
-        print(f"re-export, nothing changed: {r['wall']:.2f} s, exported {r['exported']}, "
+        print(f"re-export, nothing changed: {r['wall']:.2f} s ({r['cpu']:.2f} s CPU), "
+              f"exported {r['exported']}, "
               f"unchanged {r['unchanged']}{ratio}")
     if "grow" in only:
         grown = grow(root)
@@ -223,7 +231,7 @@ def main(argv: list[str] | None = None) -> int:
         summary["grow"] = r
         ratio = f" = {r['wall'] / first:.1%} of the first" if first else ""
         print(f"re-export after {len(grown)} logs ({len(grown) / args.sessions:.0%}) grew: "
-              f"{r['wall']:.2f} s, exported {r['exported']}{ratio}")
+              f"{r['wall']:.2f} s ({r['cpu']:.1f} s CPU), exported {r['exported']}{ratio}")
     if "queries" in only:
         r = _run("queries", str(two))
         summary["queries"] = r
@@ -241,8 +249,9 @@ def main(argv: list[str] | None = None) -> int:
             r = _run("load", str(tiny), workers)
             summary[f"load_tiny_{workers}"] = r
             print(f"load_sessions over {r['sessions']} tiny sessions ({r['events']:,} events), "
-                  f"workers={workers}: {r['wall']:.1f} s, peak RSS {r['peak_rss_mib']:.0f} MiB "
-                  f"(parent), {r['peak_child_rss_mib']:.0f} MiB (largest worker), "
+                  f"workers={workers}: {r['wall']:.1f} s ({r['cpu']:.1f} s CPU), peak RSS "
+                  f"{r['peak_rss_mib']:.0f} MiB (parent), {r['peak_child_rss_mib']:.0f} MiB "
+                  f"(largest worker), "
                   f"{r['unreadable']} unreadable")
     print(json.dumps(summary))
     return 0

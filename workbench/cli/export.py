@@ -2,8 +2,8 @@
 Layer: cli.
 
 PATH a directory (a DSH session root, project or session directory, or a folder of loose logs):
-OUT is an incremental session store (`workbench.frames.store`): one Parquet partition per
-session and frame plus a manifest per log; a re-run exports only new or changed logs and drops
+OUT is an incremental session store (`workbench.frames.store`): every frame as a few Parquet
+bucket files (each log's rows in the bucket of its id) plus a manifest per log; a re-run exports only new or changed logs and drops
 deleted ones; query it with `workbench.fleet(OUT)` (DuckDB), or read a frame directory with
 pandas, Polars or Spark. ``--engine dask`` runs the export on dask.distributed (a LocalCluster
 of worker processes; ``--scheduler ADDRESS`` for a running cluster whose workers see PATH and

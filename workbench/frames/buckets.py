@@ -84,10 +84,13 @@ class Buckets:
         """Rewrite the buckets so they hold the logs of `kept` and `staged`, then write the
         staged manifests; returns `staged`."""
         stage = self.base / TMP / STAGE
+        by_bucket: list[list[tuple[str, dict[str, Any]]]] = [[] for _ in range(BUCKETS)]
+        for group in (kept, staged):
+            for ident, manifest in group.items():
+                by_bucket[bucket_of(ident)].append((ident, manifest))
         for name in STORE_FRAMES:
             for bucket in range(BUCKETS):
-                want = {i for group in (kept, staged) for i, m in group.items()
-                        if bucket_of(i) == bucket and _rows(m, name)}
+                want = {i for i, m in by_bucket[bucket] if _rows(m, name)}
                 have = self.logs.get((name, bucket), set())
                 new = sorted(i for i in want if i in staged)
                 if want == have and not new:
