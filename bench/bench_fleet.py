@@ -7,7 +7,8 @@ process:
 
 * first ``workbench export ROOT -o STORE`` with 1 and with 2 workers (fresh stores);
 * a re-export when nothing changed (target <= 5% of the first export);
-* a re-export after 1% of the logs grew (a turn appended to each);
+* a re-export after 1% of the logs grew (a turn appended to each); both re-exports with the
+  worker count `export` chooses (for a few logs: in its own process);
 * every ready query of `workbench.fleet(STORE)` (target < 1 s each, after the first connection).
 
 Prints one line per figure and a JSON summary line at the end.
@@ -180,7 +181,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", default="export,noop,grow,queries,load",
                         help="comma-separated: export, noop, grow, queries, load")
     parser.add_argument("--workers", default="1,2",
-                        help="worker counts of the first exports (the last one is re-exported)")
+                        help="worker counts of the first exports (the last one's store is "
+                             "re-exported and queried)")
     parser.add_argument("--build-only", action="store_true", help="only write the root")
     parser.add_argument("--measure", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -207,7 +209,8 @@ def main(argv: list[str] | None = None) -> int:
             r = _run("export", str(root), str(store), workers)
             summary[f"export_w{workers}"] = r
             print(f"first export, {workers} worker(s): {r['sessions']} sessions, "
-                  f"{r['events']:,} events in {r['wall']:.1f} s ({r['cpu']:.1f} s CPU) "
+                  f"{r['events']:,} events in {r['wall']:.1f} s ({r['cpu']:.1f} s CPU; commit "
+                  f"{r['commit_seconds']:.1f} s) "
                   f"({r['events'] / r['wall']:,.0f} events/s); peak RSS {r['peak_rss_mib']:.0f} "
                   f"MiB (parent), {r['peak_child_rss_mib']:.0f} MiB (largest worker)")
         if "export_w1" in summary and "export_w2" in summary:
@@ -215,7 +218,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  2 workers vs 1: {speedup:.2f}x")
     first = summary.get(f"export_w{counts[-1]}", {}).get("wall")
     if "noop" in only:
-        r = _run("export", str(root), str(two), counts[-1])
+        r = _run("export", str(root), str(two), "auto")
         summary["noop"] = r
         ratio = f" = {r['wall'] / first:.1%} of the first (target <= {TARGET_NOOP:.0%})" \
             if first else ""
@@ -225,7 +228,7 @@ def main(argv: list[str] | None = None) -> int:
     if "grow" in only:
         grown = grow(root)
         try:
-            r = _run("export", str(root), str(two), counts[-1])
+            r = _run("export", str(root), str(two), "auto")
         finally:
             shrink(grown)
         summary["grow"] = r

@@ -5,7 +5,8 @@ one view per frame of the store (`workbench.frames.store`): ``events``, ``compac
 ``sessions`` and ``manifest`` (one row per source log: path, size, mtime, hash, verdict). A
 view reads the frame's bucket files in place (at most `workbench.frames.store.BUCKETS` per
 frame, whatever the number of sessions); a frame with no rows anywhere is a view over its empty
-schema file, so every view exists and has its columns. `Fleet.sql(query)` returns a pandas DataFrame; `Fleet.con` is the DuckDB connection.
+schema file, so every view exists and has its columns. `Fleet.sql(query)` returns a pandas
+DataFrame; `Fleet.con` is the DuckDB connection.
 
 Ready queries (`READY`; `Fleet.ready(name)`, or one method each) are where a researcher starts:
 compactions by trigger and status, savings by meter, anchor recall by kind (needs the
