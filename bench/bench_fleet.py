@@ -183,6 +183,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", default="1,2",
                         help="worker counts of the first exports (the last one's store is "
                              "re-exported and queried)")
+    parser.add_argument("--load-workers", default="auto,1",
+                        help="worker counts of the load_sessions measurements")
     parser.add_argument("--build-only", action="store_true", help="only write the root")
     parser.add_argument("--measure", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -248,7 +250,7 @@ def main(argv: list[str] | None = None) -> int:
                   f"{q['rows']} rows (target < {TARGET_QUERY_S:.0f} s: {verdict})")
     if "load" in only:
         tiny = make_tiny(Path(f"/tmp/workbench-tiny-root-{args.sessions}"), args.sessions)
-        for workers in ("auto", "1"):
+        for workers in args.load_workers.split(","):
             r = _run("load", str(tiny), workers)
             summary[f"load_tiny_{workers}"] = r
             print(f"load_sessions over {r['sessions']} tiny sessions ({r['events']:,} events), "
