@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from workbench.errors import LogRefused, LogUnreadable, WorkbenchError
+from workbench.io.payloads import read_events, seqs_of_type, type_reader
 
 from workbench.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_UNUSABLE, clean, short
 
@@ -51,10 +52,7 @@ def _fail(path: Any, message: str) -> None:
 
 
 def _type_counts(events: Any) -> Counter:
-    type_of = getattr(events, "type_of", None)
-    if type_of is not None:  # the lazy store knows every type without parsing
-        return Counter(map(type_of, range(len(events))))
-    return Counter(e.get("type") if isinstance(e, dict) else None for e in events)
+    return Counter(map(type_reader(events), range(len(events))))
 
 
 def _defect_json(defect: Any) -> dict:
@@ -74,11 +72,9 @@ def brackets(log: Any, counts: Counter) -> tuple[dict[str, int], list[dict]]:
     if not starts:
         return {}, []
     events = log.events
-    type_of = getattr(events, "type_of", None)
     if counts.get("compaction/end", 0) == starts:
-        ends = [i for i in range(len(events)) if (type_of(i) if type_of else
-                                                   events[i].get("type")) == "compaction/end"]
-        data = [events[i].get("data") for i in ends]
+        ends = read_events(events, seqs_of_type(events, ("compaction/end",)))
+        data = [event.get("data") for _, event in ends]
         if not any(isinstance(d, dict) and "error" in d for d in data):
             return {"completed": starts}, []
     from workbench.core.compaction.brackets import compactions

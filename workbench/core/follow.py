@@ -27,7 +27,8 @@ from workbench.core.surface import SurfaceState
 from workbench.io import zstd
 from workbench.io.header import HEADER_MISSING, HeaderResult
 from workbench.io.model import Log
-from workbench.io.read import RUN_BYTES, _decode_segment, _finish_v4, _paused_gc, _Reader
+from workbench.io.read_zstd import RUN_BYTES, decode_segment
+from workbench.io.reader import Reader, finish_v4, paused_gc
 from workbench.io.scan import IssueError, ScanIssue
 from workbench.io.sources import FileSource, FrameSource
 from workbench.io.store import EventStore
@@ -72,7 +73,7 @@ class LiveLog:
         self.tail = LogTail(self.path)
         self._pipeline = _Pipeline(self.path, self.path, feeders)
         self._observer = _Observer(self._pipeline)
-        self._reader = _Reader(self.path, generation, self._observer, None)
+        self._reader = Reader(self.path, generation, self._observer, None)
         self._header = bytearray()
         self._starts, self._ends = array("q"), array("q")
         self._source: FrameSource | None = None
@@ -111,9 +112,9 @@ class LiveLog:
         self._observer.collect = [] if collect else None
         try:
             if self.tail.encoding == "zstd":
-                _paused_gc(lambda: self._frames(growth.records))  # type: ignore[arg-type]
+                paused_gc(lambda: self._frames(growth.records))  # type: ignore[arg-type]
             else:
-                _paused_gc(lambda: self._lines(growth.records))  # type: ignore[arg-type]
+                paused_gc(lambda: self._lines(growth.records))  # type: ignore[arg-type]
         finally:
             result.events = self._observer.collect or []
             self._observer.collect = None
@@ -154,7 +155,7 @@ class LiveLog:
                 reader.fail(exc.issue)
                 self.ended = True
                 return None
-            self._source = FrameSource(FileSource(self.path), self._starts, self._ends, None, _decode_segment)
+            self._source = FrameSource(FileSource(self.path), self._starts, self._ends, None, decode_segment)
             reader.expected_bytes = 4 * self.tail.consumed
             if not reader.start(first, self._source):
                 self.ended = True
@@ -231,7 +232,7 @@ class LiveLog:
                     reader.fail(ScanIssue("header_missing", "empty or header-less Zstandard session log"
                                           if encoding == "zstd" else HEADER_MISSING, line=0))
             elif reader.end_scan():
-                _finish_v4(reader)
+                finish_v4(reader)
             read = reader.build(self.path, encoding, self.tail.position)
             if encoding == "zstd":
                 read.log.committed_bytes = self.tail.position

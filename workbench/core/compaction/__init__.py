@@ -15,7 +15,6 @@ Spec v0 §5 / v4 §5. Modules, one concept each:
 * `audit`, `checks`, `probe` — the acceptance table per compaction, lost facts, cache break;
 * `eventfacts`, `sweep` — what the audit reads from the events (per-seq facts collected in one
   in-order pass: the fold's own, or one over the planned seqs) and the checks' answers from them;
-* `sparse` — type-only views and in-order reads of a large lazily parsed log.
 """
 from workbench.core.compaction.audit import (
     AuditReport, CompactionAudit, PruneAudit, audit_events, audit_log)

@@ -52,15 +52,15 @@ from workbench.core.compaction.checks import (
     Check, compaction_checks, first_errors, pairing_surface, prune_checks)
 from workbench.core.compaction.invariant import check_compaction_invariant
 from workbench.core.compaction.probe import CacheBreak, LostProbe
-from workbench.core.compaction.sparse import read_in_order, seqs_of_type, sparse, type_reader
 from workbench.core.compaction.eventfacts import EventFacts
-from workbench.core.compaction.sweep import AuditFacts, AuditPlan, feeding
+from workbench.core.compaction.sweep import AuditFacts, AuditPlan
 from workbench.core.relationships import check_relationships
-from workbench.core.requests import Attempt, iter_attempts
+from workbench.core.requests import Attempt, AttemptCollector
 from workbench.core.timeline import SurfaceTimeline
 from workbench.errors import FoldError
 from workbench.io.generations import nested_streams, rules_for
 from workbench.io.jsjson import ABSENT
+from workbench.io.payloads import read_events, seqs_of_type, type_reader
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,8 +197,6 @@ def _attempt_around(attempts: Sequence[Attempt], befores: Sequence[int],
 
 _V0_INVARIANT_TYPES = frozenset({"compaction/start", "compaction/summary", "compaction/end",
                                  "turn/start", "turn/end", "session/end-seed"})
-_REQUEST_TYPES = {0: frozenset({"assistant/chunk", "assistant/message"}),
-                  4: frozenset({"assistant/message", "assistant/attempt"})}
 
 
 def _protocol(events: Sequence[Mapping[str, Any]], version: int, meta: Mapping[str, Any] | None,
@@ -216,11 +214,9 @@ def _protocol(events: Sequence[Mapping[str, Any]], version: int, meta: Mapping[s
 
 def _invariant_events(events: Sequence[Mapping[str, Any]], timeline: SurfaceTimeline,
                       facts: EventFacts | None) -> Sequence[Mapping[str, Any]]:
-    """What the v0 invariant reads: on a lazily parsed log only the events it acts on (bracket
-    events, turn boundaries, end-seeds, replacing user messages; every other event leaves its
-    state alone), kept during the fold or read in order; an in-memory log as it is."""
-    if not getattr(events, "lazy", False):
-        return events
+    """What the v0 invariant reads: only the events it acts on (bracket events, turn
+    boundaries, end-seeds, replacing user messages; every other event leaves its state alone),
+    kept during the fold or read in order."""
     replaced = timeline.replacement_by_seq
     if facts is not None and facts.complete:
         return [event for seq, event in facts.kept.items()
@@ -229,25 +225,27 @@ def _invariant_events(events: Sequence[Mapping[str, Any]], timeline: SurfaceTime
     type_of = type_reader(events)
     seqs = set(seqs_of_type(events, _V0_INVARIANT_TYPES))
     seqs.update(s for s in replaced if type_of(s) == "user/message")
-    return [event for _, event in read_in_order(events, sorted(seqs))]
+    return [event for _, event in read_events(events, seqs)]
 
 
 def model_requests(events: Sequence[Mapping[str, Any]], *, version: int) -> list[Attempt]:
     """Every model-call attempt ordered by the seq its request was built before.
 
-    v4 (§7.1): every `assistant/message` / `assistant/attempt` event is one attempt, found in a
-    large log's type index without parsing (turn, step and finish are left unset: only `seq` and
-    `before` are read here). v0 attempts need their chunks: `requests.iter_attempts` over a view
-    that parses only assistant events."""
-    if nested_streams(version) and callable(getattr(events, "indexes_of_type", None)):
-        kinds = {"assistant/message": "message", "assistant/attempt": "attempt"}
-        seqs = sorted((seq, kind) for etype, kind in kinds.items()
-                      for seq in events.indexes_of_type(etype))
-        return [Attempt(seq, seq, kind, None, None,  # type: ignore[arg-type]
-                        message_seq=seq if kind == "message" else None) for seq, kind in seqs]
-    wanted = _REQUEST_TYPES[4 if nested_streams(version) else 0]
-    view = sparse(events, lambda seq, kind: kind in wanted)
-    return sorted(iter_attempts(view, version=version), key=lambda a: a.before)
+    v4 (§7.1): every `assistant/message` / `assistant/attempt` event is one attempt, found by
+    type without parsing (turn, step and finish are left unset: only `seq` and `before` are read
+    here). v0 attempts need their chunks: a `requests.AttemptCollector` fed the events of the
+    types it reads."""
+    if nested_streams(version):
+        type_of = type_reader(events)
+        return [Attempt(seq, seq, "message" if type_of(seq) == "assistant/message" else "attempt",
+                        None, None,  # type: ignore[arg-type]
+                        message_seq=seq if type_of(seq) == "assistant/message" else None)
+                for seq in seqs_of_type(events, ("assistant/message", "assistant/attempt"))]
+    collector = AttemptCollector(version=version)
+    found = [attempt for seq, event in read_events(events, seqs_of_type(events, collector.types))
+             for attempt in collector.feed(seq, event)]
+    found += collector.finish()
+    return sorted(found, key=lambda a: a.before)
 
 
 def _plan(found: Compactions, events: Sequence[Mapping[str, Any]], version: int
@@ -280,20 +278,11 @@ def _read_facts(found: Compactions, events: Sequence[Mapping[str, Any]], version
                 ) -> tuple[AuditFacts, list[tuple[int, ...] | None], list[Attempt]]:
     """The facts the audit reads (collected during the fold when `found` has them, else from
     one in-order pass) and the model attempts sorted by the seq their request was built before
-    (computed when not given). A lazily parsed v0 log needs a whole pass for its attempts (their
-    chunks): the facts then ride on it, reading every node, as any request might be compared."""
+    (computed when not given)."""
     timeline, price = found.timeline, found.price
     plan, hidden_sets = _plan(found, events, version)
     if attempts is None and found.facts is not None and found.facts.attempts is not None:
         attempts = found.facts.attempts   # found during the fold (v0)
-    if (found.facts is None and attempts is None and not nested_streams(version)
-            and getattr(events, "lazy", False)):
-        plan.request(timeline.appended_through(timeline.end_seq))
-        plan.request(r.seq for r in timeline.replacements)
-        facts = EventFacts(events, version=version, texts=bool(plan.texts))
-        found_attempts = sorted(iter_attempts(feeding(events, plan, facts, price),
-                                              version=version), key=lambda a: a.before)
-        return AuditFacts(timeline, plan, facts), hidden_sets, found_attempts
     if attempts is None:
         attempts = model_requests(events, version=version)
     attempts = sorted(attempts, key=lambda a: a.before)

@@ -36,12 +36,12 @@ from workbench.core.compaction.framing import (  # noqa: F401 - re-exported
 from workbench.core.compaction.eventfacts import CollectingEvents, EventFacts
 from workbench.core.compaction.invariant import is_checkpoint_replacement as _is_v0_checkpoint
 from workbench.core.compaction.prunes import PruneRecord, prune_record
-from workbench.core.compaction.sparse import seqs_of_type, type_reader
 from workbench.core.requests import iter_attempts
 from workbench.core.timeline import SurfaceTimeline
 from workbench.core.tokens.heuristic import estimate_message, node_price
 from workbench.io.generations import nested_streams, producer_sources, seq_replace_keys
 from workbench.io.jsjson import ABSENT, deep_equal
+from workbench.io.payloads import seqs_of_type, type_reader
 
 Status = Literal["completed", "failed", "interrupted", "stale"]
 TriggerKind = Literal["pressure", "overflow", "manual"]
@@ -180,7 +180,7 @@ def _scan(events: Sequence[Mapping[str, Any]], version: int, replacements: Set[i
     """Group compaction events into attempts and pair prunes with their replacements.
 
     Only compaction events, `command/run` and the `replacements` candidates (every seq the fold
-    replaced or rejected) are parsed; boundaries are read by type (`sparse.type_reader`).
+    replaced or rejected) are parsed; boundaries are read by type (`workbench.io.payloads.type_reader`).
     `marked` lists the seqs worth looking at when known (`eventfacts.EventFacts.marked`:
     every event this scan acts on), else every seq is."""
     attempts: list[_Open] = []
@@ -345,12 +345,11 @@ def compactions(events: Sequence[Mapping[str, Any]], *, version: int,
                 facts: EventFacts | None = None) -> Compactions:
     """Reconstruct every compaction attempt and prune of a seq-indexed log (module doc).
 
-    Without `timeline` and `price`, a lazily parsed log is folded through
-    `eventfacts.CollectingEvents`: the one pass also prices every event and collects what the
+    Without `timeline` and `price`, the log is folded through `eventfacts.CollectingEvents`: the one pass also prices every event and collects what the
     audit reads (`Compactions.facts`). A caller with its own pass over the log can collect them
     there instead: `facts = EventFacts.for_log(events, version=...)`, `facts.feed(seq, event)`
     for every event in order, `facts.finish()`, then pass `facts` here."""
-    if timeline is None and price is None and getattr(events, "lazy", False):
+    if timeline is None and price is None:
         ride = None
         if seqs_of_type(events, ("compaction/start",)):   # else the audit reads nothing
             facts = EventFacts.for_log(events, version=version)

@@ -13,11 +13,11 @@ from typing import Any
 from workbench.core.compaction.brackets import CompactionRecord
 from workbench.core.compaction.prunes import PruneRecord
 from workbench.core.compaction.pairing import ToolPairingError, cut_balanced
-from workbench.core.compaction.sparse import type_reader
 from workbench.core.compaction.sweep import AuditFacts
 from workbench.core.requests import Attempt
 from workbench.core.timeline import SurfaceTimeline
 from workbench.io.jsjson import deep_equal, js_str
+from workbench.io.payloads import type_reader
 
 _TRANSCRIPT_TYPES = frozenset({"user/message", "assistant/message", "tool/result"})
 

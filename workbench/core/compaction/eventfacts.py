@@ -36,12 +36,12 @@ from typing import Any
 
 from workbench.core.compaction.pairing import event_delta
 from workbench.core.compaction.probe import LineFacts, message_text
-from workbench.core.compaction.sparse import seqs_of_type
 from workbench.core.header import canonical_header
 from workbench.core.projection import derive_message
 from workbench.core.tokens.heuristic import derive_message as node_message
 from workbench.core.tokens.heuristic import estimate_message, message_types, node_price
 from workbench.errors import WorkbenchError
+from workbench.io.payloads import Overlay, seqs_of_type
 
 NO_MESSAGE, DEVELOPER, UNREAD = -1, -2, -3
 _TRANSCRIPT_TYPES = frozenset({"user/message", "assistant/message", "tool/result"})
@@ -178,9 +178,9 @@ class EventFacts:
             return None
         return self._text_chars[seq], self._ids[self._text_start[seq]:self._text_end[seq]]
 
-    def view(self) -> KeptEvents:
+    def view(self) -> Overlay:
         """The events, with the `kept` ones served without reading the log again."""
-        return KeptEvents(self.events, self.kept)
+        return Overlay(self.events, self.kept)
 
     def facts_of(self, text: str) -> list[int]:
         """Interned ids of the distinct facts of a text not fed (a projected message)."""
@@ -192,29 +192,6 @@ class EventFacts:
                 self.distinct.append(fact)
             out.append(fid)
         return out
-
-
-class KeptEvents(Sequence):
-    """`events` with some events at hand (`EventFacts.kept`); the rest are read by index."""
-
-    def __init__(self, events: Sequence[Mapping[str, Any]],
-                 kept: Mapping[int, Mapping[str, Any]]) -> None:
-        self._events = events
-        self._kept = kept
-        self.lazy = getattr(events, "lazy", False)
-        type_of = getattr(events, "type_of", None)
-        if callable(type_of):
-            self.type_of = type_of
-
-    def __len__(self) -> int:
-        return len(self._events)
-
-    def __getitem__(self, index: Any) -> Any:
-        event = self._kept.get(index) if type(index) is int else None
-        return self._events[index] if event is None else event
-
-    def __iter__(self) -> Iterator[Mapping[str, Any]]:
-        return iter(self._events)
 
 
 class _TooFar(WorkbenchError):

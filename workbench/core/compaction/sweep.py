@@ -7,12 +7,10 @@ log with ~1,800 compactions that is a few hundred nodes each, and each one read 
 re-prices every message. Every one of those reads is a pure function of one event
 (`eventfacts.EventFacts`), so:
 
-* when the audit folds the log itself (`brackets.compactions` on a lazily parsed log) the facts
+* when the audit folds the log itself (`brackets.compactions`) the facts
   ride on the fold's own pass (`eventfacts.CollectingEvents`): no other pass;
 * otherwise `AuditPlan` lists the seqs the checks need and `AuditFacts.read` reads them once in
-  seq order (`sparse.read_in_order`: the store's read-ahead iterator, or by index when few);
-  `feeding` does the same while handing every event on to another pass over the whole log
-  (v0 model attempts).
+  seq order (`workbench.io.payloads.read_events`).
 
 `AuditFacts` then answers the checks: pairing (`cut_balanced`), originals, the lost-fact probe
 of every attempt (hidden messages' interned facts merged in hidden order) and the cache break.
@@ -22,7 +20,7 @@ The results equal the per-attempt reference computations (`pairing.cut_balanced`
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
 from typing import Any
@@ -31,13 +29,13 @@ from workbench.core.compaction.eventfacts import (
     DEVELOPER, NO_MESSAGE, UNREAD, EventFacts)
 from workbench.core.compaction.pairing import ToolPairingError
 from workbench.core.compaction.probe import CacheBreak, LostProbe, message_text, probe_distinct
-from workbench.core.compaction.sparse import read_in_order, seqs_of_type
 from workbench.core.header import canonical_header
 from workbench.core.requests import Attempt
 from workbench.core.timeline import SurfaceTimeline
 from workbench.core.tokens.heuristic import estimate_header, estimate_message
 from workbench.io.generations import system_node
 from workbench.io.jsjson import deep_equal
+from workbench.io.payloads import read_events, seqs_of_type
 
 _CONFIG_FIELDS = ("provider", "model", "reasoningEffort", "temperature", "maxTokens", "stop")
 
@@ -92,18 +90,6 @@ def _feed(facts: EventFacts, plan: AuditPlan, nodes: set[int], headers: set[int]
                    price=None if price is None else price(seq))
 
 
-def feeding(events: Sequence[Mapping[str, Any]], plan: AuditPlan, facts: EventFacts,
-            price: Callable[[int], int] | None = None) -> Iterator[Mapping[str, Any]]:
-    """Every event in order, feeding the planned ones to `facts` on the way (exhaust it before
-    using the facts)."""
-    nodes, headers = _planned(events, plan)
-    planned = nodes | headers
-    for seq, event in enumerate(events):
-        if seq in planned:
-            _feed(facts, plan, nodes, headers, price, seq, event)
-        yield event
-
-
 class AuditFacts:
     """The facts of the planned seqs and the finished probes (module doc)."""
 
@@ -132,7 +118,7 @@ class AuditFacts:
         if facts is None:
             facts = EventFacts(events, version=version, texts=bool(plan.texts))
             nodes, headers = _planned(events, plan)
-            for seq, event in read_in_order(events, sorted(nodes | headers)):
+            for seq, event in read_events(events, nodes | headers):
                 _feed(facts, plan, nodes, headers, price, seq, event)
         return cls(timeline, plan, facts)
 

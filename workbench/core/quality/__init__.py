@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from workbench.core.compaction.anchors import KINDS, Anchor, extract_anchors, states
-from workbench.core.compaction.sparse import seqs_of_type
 from workbench.core.quality.citation import (
     AnchorRow, Citation, citations, find_text, summary_text)
 from workbench.core.quality.facts import FactReader, log_schema_words
@@ -27,6 +26,7 @@ from workbench.core.quality.ledger import LedgerRow, ledger, session_totals
 from workbench.core.quality.prices import DEFAULT_PRICES, PriceTable, price_table
 from workbench.core.quality.refetch import Refetch, refetches, windows
 from workbench.core.timeline import SurfaceTimeline
+from workbench.io.payloads import seqs_of_type
 
 __all__ = ["KINDS", "Anchor", "AnchorRow", "Citation", "DEFAULT_PRICES", "LedgerRow",
            "LifelineStep", "PriceTable", "Quality", "Refetch", "analyse", "node_pricer", "extract_anchors",

@@ -198,8 +198,8 @@ def find_text(events: Sequence[Mapping[str, Any]], nodes: Sequence[int], text: s
               ) -> int | None:
     """The first node (ascending `nodes`) whose message text contains `text`."""
     from workbench.core.compaction.anchors import event_texts
-    from workbench.core.compaction.sparse import read_in_order
-    for seq, event in read_in_order(events, list(nodes)):
+    from workbench.io.payloads import read_events
+    for seq, event in read_events(events, nodes):
         if isinstance(event, Mapping) and any(text in t for _, t in event_texts(event)):
             return seq
     return None

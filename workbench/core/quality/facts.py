@@ -4,7 +4,7 @@ Layer: core (pure).
 Per node event: its anchors (`workbench.core.compaction.anchors`), the tool calls it makes and
 the call its tool result answers. Every measure (citation audit, lifelines, re-fetches, ledger)
 reads only these facts, the timeline and the compaction records, so the log is read once, in
-seq order (`sparse.read_in_order`: a streaming pass on a lazily parsed log), whatever the number
+seq order (`workbench.io.payloads.read_events`), whatever the number
 of compactions. Anchor extraction is memoised per text piece (logs repeat file reads, command
 output and checkpoint text), bounded by `MEMO_PIECES`.
 """
@@ -17,7 +17,7 @@ from typing import Any
 
 from workbench.core.compaction.anchors import (
     piece_anchors, event_texts, schema_words, tool_arguments)
-from workbench.core.compaction.sparse import read_in_order
+from workbench.io.payloads import read_events
 
 MEMO_PIECES = 1 << 16
 """At most this many text pieces (each up to `MEMO_CHARS`) keep their anchors memoised."""
@@ -113,9 +113,7 @@ class FactReader:
         """Facts of `seqs` not read yet (one in-order pass over them)."""
         facts = self.facts
         todo = sorted({s for s in seqs if s not in facts.anchors and 0 <= s < len(self.events)})
-        only = getattr(self.events, "iter_at", None)     # a lazily parsed store: parse only these
-        pairs = only(todo) if callable(only) else read_in_order(self.events, todo)
-        for seq, event in pairs:
+        for seq, event in read_events(self.events, todo):
             if not isinstance(event, dict):
                 facts.anchors[seq] = ()
                 continue
@@ -134,7 +132,7 @@ def log_schema_words(events: Sequence[Mapping[str, Any]], header_seqs: Iterable[
     """Schema words of every tool the log advertises (`request/header` ``data.header.tools``)."""
     words: set[str] = set()
     seen: set[str] = set()
-    for _, event in read_in_order(events, sorted(header_seqs)):
+    for _, event in read_events(events, header_seqs):
         data = event.get("data") if isinstance(event, Mapping) else None
         header = data.get("header") if isinstance(data, Mapping) else None
         tools = header.get("tools") if isinstance(header, Mapping) else None

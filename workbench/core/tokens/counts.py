@@ -14,17 +14,13 @@
 Events are addressed by seq; seqs are contiguous from the first event's (v0 §1.8), and a seq → position
 map covers logs where they are not.
 
-Large logs parse events on demand (`workbench.io.store.EventStore`), so every pass here visits only
-the events of the types it needs, found with the store's `indexes_of_type` (no parsing), and each
-pass runs once per log. When those events are a good share of the log (message, surface or usage
-types), the pass reads them through one in-order pass of the store (`AscendingReads`: its
-read-ahead iterator, ~3 us per event) rather than one random read each (~12-30 us).
+Every pass here visits only the events of the types it needs (`workbench.io.payloads`:
+`seqs_of_type`, then `read_events`), and runs once per log.
 """
 from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Iterable, Sequence
-from itertools import islice
 from typing import Any
 
 import numpy as np
@@ -32,62 +28,11 @@ import numpy as np
 from workbench.core.events import surface_types
 from workbench.core.header import canonical_header
 from workbench.core.tokens.heuristic import message_types
-from workbench.core.tokens.meters import STREAM_SHARE, Meter, get_meter
+from workbench.core.tokens.meters import Meter, get_meter
 from workbench.core.tokens.surface_prices import SurfaceShape, surface_shape
 from workbench.core.tokens.usage import USAGE_TYPES, UsageSample, usage_samples
 from workbench.errors import MeterError
-
-
-def positions_of_types(events: Sequence[Any], types: Iterable[str]) -> list[int]:
-    """Positions of the events whose type is in `types`, in log order (by type codes when the
-    container offers `indexes_of_type`, so nothing is parsed)."""
-    wanted = frozenset(types)
-    finder = getattr(events, "indexes_of_type", None)
-    if finder is not None:
-        out: list[int] = []
-        for kind in wanted:
-            out.extend(finder(kind))
-        out.sort()
-        return out
-    return [i for i, e in enumerate(events) if type(e) is dict and e.get("type") in wanted]
-
-
-class AscendingReads(Sequence):
-    """A view of a lazily parsed store for one pass that reads ascending positions: a read at or
-    after the previous one comes from a single in-order pass of the store's iterator (the events
-    in between are parsed and dropped); any other read goes to the store itself. The iterator
-    never reads past `len(events)`."""
-
-    def __init__(self, events: Sequence[Any]) -> None:
-        self._events = events
-        self._n = len(events)
-        self._iter = iter(zip(range(self._n), events))
-        self._next = 0                       # position the iterator yields next
-        self._last: tuple[int | None, Any] = (None, None)   # (position, event) read last
-
-    def __len__(self) -> int:
-        return self._n
-
-    def __getitem__(self, index: Any) -> Any:
-        if type(index) is int:
-            if self._next <= index < self._n:
-                skip = index - self._next
-                if skip:
-                    next(islice(self._iter, skip - 1, None))
-                self._last = next(self._iter)
-                self._next = index + 1
-                return self._last[1]
-            if index == self._last[0]:
-                return self._last[1]
-        return self._events[index]
-
-
-def _pass_view(events: Sequence[Any], positions: list[int]) -> Sequence[Any]:
-    """`events` for a pass reading `positions` (ascending): an `AscendingReads` view of a lazily
-    parsed store when they are at least 1/`STREAM_SHARE` of it, else the events themselves."""
-    if getattr(events, "lazy", False) and len(positions) * STREAM_SHARE >= len(events):
-        return AscendingReads(events)
-    return events
+from workbench.io.payloads import seqs_of_type
 
 
 class LogTokens:
@@ -142,7 +87,7 @@ class LogTokens:
         if cached is None:
             cached = self.meter(name).count_events(
                 self.events, progress=self.progress,
-                positions=positions_of_types(self.events, message_types(self.version)))
+                positions=seqs_of_type(self.events, message_types(self.version)))
             cached.setflags(write=False)
             self._prices[name] = cached
         return cached
@@ -162,8 +107,8 @@ class LogTokens:
     @property
     def shape(self) -> SurfaceShape:
         if self._shape is None:
-            positions = positions_of_types(self.events, surface_types(self.version))
-            self._shape = surface_shape(_pass_view(self.events, positions), version=self.version,
+            positions = seqs_of_type(self.events, surface_types(self.version))
+            self._shape = surface_shape(self.events, version=self.version,
                                         positions=positions)
         return self._shape
 
@@ -202,7 +147,7 @@ class LogTokens:
     def _header_source(self, seq: Any) -> int:
         """Position of the latest `request/header` at or before `seq` (-1 when none)."""
         if self._header_positions is None:
-            self._header_positions = positions_of_types(self.events, ("request/header",))
+            self._header_positions = seqs_of_type(self.events, ("request/header",))
         position = len(self.events) - 1 if seq is None else self.position_of(seq)
         k = bisect_right(self._header_positions, position)
         return self._header_positions[k - 1] if k else -1
@@ -233,8 +178,8 @@ class LogTokens:
 
     def usage(self) -> tuple[UsageSample, ...]:
         if self._usage is None:
-            positions = positions_of_types(self.events, USAGE_TYPES)
-            self._usage = usage_samples(_pass_view(self.events, positions), version=self.version,
+            positions = seqs_of_type(self.events, USAGE_TYPES)
+            self._usage = usage_samples(self.events, version=self.version,
                                         positions=positions)
         return self._usage
 
@@ -251,4 +196,4 @@ class LogTokens:
         return best
 
 
-__all__ = ["AscendingReads", "LogTokens", "positions_of_types"]
+__all__ = ["LogTokens"]

@@ -15,14 +15,14 @@ Real tokenizers count the text the model sees: text and reasoning, tool-call nam
 3 + 1 role token for the OpenAI encodings (OpenAI's documented chat accounting), 2 for DeepSeek
 (role marker and end marker of its chat template). These framings are approximations; the piece
 counts are exact. Whole logs are counted in batches (one tokenizer call per ~1 MB of text), with
-a tqdm bar when counting takes more than a moment; a lazily parsed log is read in order, not event
-by event, when a pass needs a good share of it (`iter_positions`).
+a tqdm bar when counting takes more than a moment; events are read with
+`workbench.io.payloads.read_events`.
 """
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from itertools import accumulate, compress
+from collections.abc import Callable, Iterable, Sequence
+from itertools import accumulate
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -38,6 +38,7 @@ from workbench.core.tokens.heuristic import (
 from workbench.core.tokens.offline import deepseek_tokenizer, tiktoken_encoding
 from workbench.core.tokens.pieces import NodePieces, envelope_pieces, message_pieces, node_pieces
 from workbench.errors import MeterError, Unimplemented
+from workbench.io.payloads import read_events
 from workbench.io.jsjson import js_len
 
 BATCH_CHARS = 1 << 20
@@ -46,47 +47,9 @@ BATCH_CHARS = 1 << 20
 PROGRESS_DELAY = 0.5
 """Seconds before the progress bar of a long count appears."""
 
-STREAM_SHARE = 10
-"""A lazily parsed store is read in order when the positions are at least 1/STREAM_SHARE of it."""
-
 _PRICE_BATCH = 64
-"""Events priced per call when reading by position: a small batch stays in the CPU cache and out of
-the cyclic GC's old generations (4,096 cost 2.5x more time decoding and pricing on the bench log)."""
-
-
-def iter_positions(events: Sequence[Any], positions: Iterable[int] | None = None
-                   ) -> Iterator[tuple[int, Any]]:
-    """`(position, event)` for `positions` (default: every event), in the order given.
-
-    A lazily parsed store (`workbench.io.store.EventStore`, ``lazy``) answers random reads one
-    pread and one parse at a time, while its own iterator reads ahead in large windows: on the
-    1.3M-event bench log, one in-order pass over every event costs ~3 us per event, a random read
-    ~12-30 us. So when the positions are ascending and at least 1/`STREAM_SHARE` of the log, the
-    store is read in order and the other events are skipped (parsed, not kept); otherwise, and
-    for any other sequence, events are read by position. At most `len(events)` items are read.
-    """
-    n = len(events)
-    if positions is None:
-        return zip(range(n), events)
-    chosen = positions if type(positions) is list else list(positions)
-    mask = _stream_mask(events, chosen)
-    if mask is not None:
-        return compress(zip(range(n), events), mask.tobytes())
-    return ((p, events[p]) for p in chosen)
-
-
-def _stream_mask(events: Sequence[Any], chosen: list) -> np.ndarray | None:
-    """The positions as a boolean mask when `events` should be read in order (see
-    `iter_positions`), else None."""
-    n = len(events)
-    if not (getattr(events, "lazy", False) and chosen and len(chosen) * STREAM_SHARE >= n):
-        return None
-    wanted = np.asarray(chosen, dtype=np.int64)
-    if not (wanted[0] >= 0 and wanted[-1] < n and bool(np.all(wanted[1:] > wanted[:-1]))):
-        return None
-    mask = np.zeros(n, dtype=np.bool_)
-    mask[wanted] = True
-    return mask
+"""Events priced per call: a small batch stays in the CPU cache and out of the cyclic GC's old
+generations (4,096 cost 2.5x more time decoding and pricing on the bench log)."""
 
 
 @runtime_checkable
@@ -131,22 +94,14 @@ class DshMeter:
 
     def count_events(self, events: Sequence[dict], *, progress: bool = False,
                      positions: Iterable[int] | None = None) -> np.ndarray:
+        """Per-event node prices of a log, in batches (a large log's events are never all held
+        at once). `positions` may restrict the pass to the events that can be nodes (the others
+        count 0)."""
         version = self.version
-        if positions is None:
-            return np.asarray(price_events(events, version=version), dtype=np.int64)
-        chosen = positions if type(positions) is list else list(positions)
-        mask = _stream_mask(events, chosen)
-        if mask is not None:
-            # Read in order anyway: price every event as it is parsed (while it is in the CPU
-            # cache; holding batches costs cache misses and GC passes), keep the chosen ones.
-            counts = np.asarray(price_events(events, version=version), dtype=np.int64)
-            counts[~mask] = 0
-            return counts
-        # by position, in batches: a lazily parsed log's events are never all held at once
         counts = np.zeros(len(events), dtype=np.int64)
         where: list[int] = []
         batch: list[Any] = []
-        for position, event in iter_positions(events, chosen):
+        for position, event in read_events(events, range(len(events)) if positions is None else positions):
             where.append(position)
             batch.append(event)
             if len(batch) >= _PRICE_BATCH:
@@ -200,7 +155,8 @@ class _TokenizerMeter:
                      positions: Iterable[int] | None = None) -> np.ndarray:
         """Per-event node counts of a whole log, batched. `positions` may restrict the pass to
         the events that can be nodes (the others count 0)."""
-        pieces = node_pieces(iter_positions(events, positions), len(events), self.version)
+        chosen = range(len(events)) if positions is None else positions
+        pieces = node_pieces(read_events(events, chosen), len(events), self.version)
         return self.count_pieces(pieces, progress=progress)
 
     def count_pieces(self, pieces: NodePieces, *, progress: bool = False) -> np.ndarray:
@@ -327,5 +283,5 @@ def parse_meter_names(spec: str | Iterable[str]) -> tuple[str, ...]:
 
 __all__ = [
     "BATCH_CHARS", "METER_NAMES", "DeepSeekMeter", "DshMeter", "Meter", "TiktokenMeter",
-    "envelope_pieces", "get_meter", "iter_positions", "message_pieces", "parse_meter_names",
+    "envelope_pieces", "get_meter", "message_pieces", "parse_meter_names",
 ]

@@ -85,7 +85,7 @@ class NodePieces:
 
 def node_pieces(items: Iterable[tuple[int, Any]], n: int, version: int) -> NodePieces:
     """The pieces every real meter encodes, from one read of `(position, event)` items of a log
-    of `n` events (`enumerate(events)`, or `meters.iter_positions` for a subset)."""
+    of `n` events (`workbench.io.payloads.read_events`)."""
     texts: list[str] = []
     nodes: list[int] = []
     ends: list[int] = []

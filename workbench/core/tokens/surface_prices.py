@@ -26,6 +26,7 @@ from workbench.core.tokens.heuristic import node_price
 from workbench.errors import MeterError
 from workbench.io.generations import seq_replace_keys
 from workbench.io.jsjson import ABSENT, js_str
+from workbench.io.payloads import read_events
 
 PriceFn = Callable[[dict], int]
 
@@ -183,8 +184,8 @@ def surface_shape(events: Sequence[dict], *, version: int, strict: bool = False,
                   positions: Iterable[int] | None = None) -> SurfaceShape:
     """Fold `events` once (prices ignored) and record its shape.
 
-    `positions` may restrict the pass to the events of surface-eligible types (in order), so a lazily
-    parsed log is not parsed whole. An unresolvable replace range raises `MeterError` when `strict`,
+    `positions` may restrict the pass to the events of surface-eligible types (read with
+    `workbench.io.payloads.read_events`), so a large log is not parsed whole. An unresolvable replace range raises `MeterError` when `strict`,
     else folding stops there and the shape records the error (the surface then stays as it was
     before that event).
     """
@@ -192,8 +193,7 @@ def surface_shape(events: Sequence[dict], *, version: int, strict: bool = False,
     surface = np.zeros(len(events), dtype=bool)
     replaced: dict[int, tuple[int, ...]] = {}
     ops: list[tuple[int, int, int]] = []
-    for position in range(len(events)) if positions is None else positions:
-        event = events[position]
+    for position, event in read_events(events, range(len(events)) if positions is None else positions):
         if not fold.is_surface_event(event):
             continue
         try:

@@ -24,6 +24,7 @@ from typing import Any
 
 from workbench.io.generations import nested_streams
 from workbench.io.jsjson import ABSENT, is_number
+from workbench.io.payloads import read_events
 
 
 @dataclass(frozen=True)
@@ -183,11 +184,12 @@ class UsageCollector:
 def usage_samples(events: Sequence[dict], *, version: int,
                   positions: Iterable[int] | None = None) -> tuple[UsageSample, ...]:
     """Every provider usage sample of the log, in log order, with replacements marked.
-    `positions` may restrict the pass to the events of `USAGE_TYPES` (in order)."""
+    `positions` may restrict the pass to the events of `USAGE_TYPES` (read with
+    `workbench.io.payloads.read_events`)."""
     collector = UsageCollector(version=version)
     feed = collector.feed
-    for position in range(len(events)) if positions is None else positions:
-        feed(events[position])
+    for _, event in read_events(events, range(len(events)) if positions is None else positions):
+        feed(event)
     return collector.samples()
 
 
