@@ -23,7 +23,8 @@ from workbench.core.timeline import SurfaceTimeline
 from workbench.core.tokens.counts import LogTokens
 from workbench.core.tokens.compactions import compaction_tokens
 from workbench.errors import MigrationRefused
-from workbench.io.discover import encode_segment, find_sessions, project_dir_name
+from workbench.io.discover import find_sessions
+from workbench.io.layout import encode_segment, project_dir_name
 from workbench.io.generations import rules_for
 
 CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"

@@ -15,7 +15,8 @@ import pytest
 
 from tour_script import tour_script
 from workbench.cli.main import main
-from workbench.io.discover import encode_segment, find_sessions
+from workbench.io.discover import find_sessions
+from workbench.io.layout import encode_segment
 
 REPO = Path(__file__).resolve().parents[2]
 SETPRIV = shutil.which("setpriv")

@@ -7,13 +7,8 @@ import pytest
 
 from workbench.build import LogBuilder
 from workbench.errors import LogUnreadable
-from workbench.io.discover import (
-    canonical_generation,
-    decode_segment,
-    encode_segment,
-    find_sessions,
-    project_dir_name,
-)
+from workbench.io.discover import find_sessions
+from workbench.io.layout import canonical_generation, decode_segment, encode_segment, project_dir_name
 
 
 def _session(version: int = 4, **kw) -> LogBuilder:

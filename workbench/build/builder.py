@@ -41,7 +41,7 @@ from workbench.build.writer import Compression, LogWriter, log_filename, write_l
 from workbench.core.repair import CloserTracker
 from workbench.core.streams import pack_chunks
 from workbench.core.tokens.heuristic import estimate_tools
-from workbench.io.discover import encode_segment, project_dir_name
+from workbench.io.layout import encode_segment, project_dir_name
 
 DEFAULT_CREATED_AT = 1_790_000_000_000
 """2026-09-21 UTC: an arbitrary fixed epoch-ms so scripts are reproducible."""

@@ -8,9 +8,9 @@ screens every parsed line (``assertV4RowAdmission``, v4 spec §1.7): a match ref
   ``tool``, ``headerSeq`` exactly with additions; tool-change blocks only in developer messages;
   ``deferLoading`` only ``true``;
 * producer-owned message sources (no ``{kind:"plugin"}``);
-* retired syntax: ``tool-result`` wrapper blocks in any interpreted content slot or stream chunk,
-  ``request/header.header.system``, non-ignorable ``tool/code-dispatch*`` (the one *unsupported*
-  refusal: a migration would be needed);
+* retired syntax (`workbench.io.retired`): ``tool-result`` wrapper blocks in any interpreted
+  content slot or stream chunk, ``request/header.header.system``, non-ignorable
+  ``tool/code-dispatch*`` (the one *unsupported* refusal: a migration would be needed);
 * ``system/message`` fields and supported image attachments;
 * ``tool/result`` tool-role messages and exact ``forked`` not-started results.
 
@@ -22,9 +22,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from workbench.errors import WorkbenchError
 from workbench.io.jsjson import ABSENT, is_neg_zero, is_safe_int, js_str
-from workbench.io.scan import RowIssue
+from workbench.io.retired import SyntaxRefusal, retired_syntax, stream_chunks
 
 _IMAGE_TYPES = ("image/png", "image/jpeg", "image/webp", "image/gif")
 _SUSPECT_NAME = re.compile(rb"tool-(?:res|add|rem)")
@@ -37,23 +36,8 @@ _DEEP_TYPES = frozenset((
     "user/message", "developer/message", "system/message", "assistant/message", "assistant/attempt",
     "tool/result", "team/message/queued", "agent/inbox/spliced", "session/title-llm-request",
     "compaction/summary", "tool/ptc-dispatch"))
-_CODE_DISPATCH = ("tool/code-dispatch-start", "tool/code-dispatch")
 ADMISSION_TYPES = _ADMISSION_TYPES
 """The row types any admission rule applies to (a row of another type is admitted as it is)."""
-
-class SyntaxRefusal(WorkbenchError):
-    """A SessionFormatError of the v4 admission layer (`unsupported` for a migration refusal)."""
-
-    def __init__(self, message: str, *, unsupported: bool = False) -> None:
-        super().__init__(message)
-        self.message = message
-        self.unsupported = unsupported
-
-    def to_issue(self) -> RowIssue:
-        if self.unsupported:
-            return RowIssue("retired_or_forbidden_syntax", self.message, fatal=True,
-                            name="SessionFormatUnsupportedError", klass="unsupported")
-        return RowIssue("retired_or_forbidden_syntax", self.message, fatal=True, name="SessionFormatError")
 
 
 def count(value: Any, label: str) -> Any:
@@ -95,16 +79,6 @@ def _ordinary_message(value: Any, deep: bool) -> None:
         _tool_changes(value.get("content"))
 
 
-def _stream_chunks(data: dict):
-    stream = data.get("stream")
-    if type(stream) is list:
-        for entry in stream:
-            if type(entry) is dict and entry.get("type") == "chunk":
-                chunk = entry.get("chunk")
-                if type(chunk) is dict:
-                    yield chunk
-
-
 def developer_data(row: dict, deep: bool = True) -> None:
     """Reference ``assertV4DeveloperData`` (`deep=False` skips content loops that cannot fail)."""
     kind = row.get("type")
@@ -144,7 +118,7 @@ def developer_data(row: dict, deep: bool = True) -> None:
         _tool_changes(data.get("summary"))
         _tool_changes(data.get("rawOutput"))
     if deep and (kind == "assistant/message" or kind == "assistant/attempt"):
-        for chunk in _stream_chunks(data):
+        for chunk in stream_chunks(data):
             if chunk.get("type") == "block-end":
                 _tool_change(chunk.get("block", ABSENT), False)
             if chunk.get("type") == "block-start" and chunk.get("blockType") in ("tool-addition", "tool-removal"):
@@ -184,79 +158,6 @@ def source_row_admission(row: dict) -> None:
             source = message.get("source")
             if type(source) is dict and source.get("kind") == "plugin":
                 raise SyntaxRefusal(PLUGIN_SOURCE)
-
-
-# -- retired syntax (reference: assertV4RetiredSyntax) -----------------------------------------
-
-class _Wrapper(WorkbenchError):
-    """A released tool-result wrapper was found; the caller names the row in the message."""
-
-
-def _wrapper(block: Any) -> None:
-    if type(block) is dict and block.get("type") == "tool-result":
-        raise _Wrapper
-
-
-def _wrappers(content: Any) -> None:
-    if type(content) is list:
-        for block in content:
-            if type(block) is dict and block.get("type") == "tool-result":
-                raise _Wrapper
-
-
-def _message_wrappers(message: Any) -> None:
-    if type(message) is dict:
-        _wrappers(message.get("content"))
-
-
-_WRAPPER_TYPES = frozenset((
-    "user/message", "developer/message", "assistant/message", "team/message/queued",
-    "agent/inbox/spliced", "session/title-llm-request", "compaction/summary", "tool/ptc-dispatch",
-    "assistant/attempt"))
-
-
-def retired_syntax(row: dict, deep: bool = True) -> None:
-    """Reference ``assertV4RetiredSyntax``."""
-    kind = row.get("type")
-    if kind in _CODE_DISPATCH and row.get("ignorable") is not True:
-        raise SyntaxRefusal(f"format v4 rejects retired event type {kind}", unsupported=True)
-    data = row.get("data")
-    if kind == "request/header":
-        if type(data) is not dict or type(data.get("header")) is not dict:
-            raise SyntaxRefusal("format v4 request/header requires data and header objects")
-        if "system" in data["header"]:
-            raise SyntaxRefusal("format v4 request/header rejects retired header.system")
-        return
-    if type(data) is not dict or not deep or kind not in _WRAPPER_TYPES:
-        return
-    try:
-        _retired_content(kind, data)
-    except _Wrapper:
-        subject = f"format v4 {js_str(row.get('type', ABSENT))} at seq {js_str(row.get('seq', ABSENT))} content"
-        raise SyntaxRefusal(f"{subject} must not contain a released tool-result wrapper") from None
-
-
-def _retired_content(kind: Any, data: dict) -> None:
-    if kind == "user/message":
-        _wrappers(data.get("content"))
-    elif kind in ("developer/message", "assistant/message", "team/message/queued"):
-        _message_wrappers(data.get("message"))
-    elif kind in ("agent/inbox/spliced", "session/title-llm-request"):
-        messages = data.get("inserted" if kind == "agent/inbox/spliced" else "messages")
-        if type(messages) is list:
-            for message in messages:
-                _message_wrappers(message)
-    elif kind == "compaction/summary":
-        _wrappers(data.get("summary"))
-        _wrappers(data.get("rawOutput"))
-    elif kind == "tool/ptc-dispatch":
-        _wrappers(data.get("content"))
-    if kind == "assistant/message" or kind == "assistant/attempt":
-        for chunk in _stream_chunks(data):
-            if chunk.get("type") == "block-end":
-                _wrapper(chunk.get("block", ABSENT))
-            if chunk.get("type") == "block-start" and chunk.get("blockType") == "tool-result":
-                raise _Wrapper
 
 
 # -- system/message fields (reference: assertV4SystemMessageFields) ----------------------------

@@ -1,16 +1,10 @@
 """Session-root discovery: which session logs live under a path. Layer: io (stdlib, zstandard).
 
-DSH's JSONL backend stores one directory per session (v0 spec §1.1, v4 spec §1.1)::
+DSH's JSONL backend stores one directory per session, named as `workbench.io.layout` says
+(v0 spec §1.1, v4 spec §1.1). Rules applied here (reference: resolveGenerationInDirectory):
 
-    <root>/--<project-slug>--/<escaped session id>/session[.vN].jsonl[.zstd]
-    <root>/_no-cwd/<escaped session id>/...
-
-Rules applied here (reference: resolveGenerationInDirectory, parseSessionFormatLogFilename,
-projectKey, encodeSegment):
-
-* canonical file names are ``session.jsonl`` (generation 0) and ``session.vN.jsonl`` (N >= 1, no
-  leading zero), each optionally ``.zstd``; anything else in a session directory (``*.tmp``
-  migration files, ``session.v0.jsonl``, uppercase) is ignored;
+* only canonical file names (`layout.canonical_generation`) are session logs; anything else in a
+  session directory (``*.tmp`` migration files, ``session.v0.jsonl``, uppercase) is ignored;
 * the numerically highest generation of a session directory is the session's log (one listing
   per session); older generations (DSH 0.2.1 keeps ``session.jsonl`` / ``session.v3.jsonl`` after
   migrating them) stay in place and are named in `SessionRef.older_generations`, not read; a
@@ -44,6 +38,7 @@ from typing import Any, Literal
 import zstandard
 
 from workbench.errors import InvalidArgument, LogUnreadable
+from workbench.io.layout import canonical_generation, encode_segment, project_dir_name
 from workbench.io.jsjson import (
     JSONError,
     is_nonneg_safe_int,
@@ -56,9 +51,7 @@ HEADER_LIMIT = 1 << 20
 """Most plaintext bytes read to find the header line (a real header is a few hundred bytes)."""
 
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
-_CANONICAL = re.compile(r"^session(?:\.v([1-9][0-9]*))?\.jsonl(\.zstd)?$")
 _GENERATION_HINT = re.compile(r"session(?:\.v([1-9][0-9]*))?\.jsonl(?:\.zstd)?$")
-_SAFE_UNIT = re.compile(r"[A-Za-z0-9._-]")
 _MAX_WALK_DEPTH = 2  # root -> project dir -> session dir
 
 
@@ -84,78 +77,6 @@ class SessionRef:
     header_error: str | None = None
     notes: tuple[str, ...] = ()     # layout observations (identity mismatch, mixed encodings, ...)
     skipped: str | None = None      # why this entry was listed but not read (see the module doc)
-
-
-# -- DSH path encodings (reference: encodeSegment, projectKey) -----------------------------------
-
-def _escape_unit(code: int) -> str:
-    return f"~{code:04X}"
-
-
-def _utf16_units(text: str) -> list[int]:
-    raw = text.encode("utf-16-le", "surrogatepass")
-    return [raw[i] | (raw[i + 1] << 8) for i in range(0, len(raw), 2)]
-
-
-def encode_segment(raw: str) -> str:
-    """A session id as its directory name (injective; ``.``/``..`` escaped)."""
-    if raw == "":
-        raise InvalidArgument("cannot encode an empty path segment")
-    if raw == ".":
-        return "~002E"
-    if raw == "..":
-        return "~002E~002E"
-    out = []
-    for code in _utf16_units(raw):
-        ch = chr(code)
-        out.append(ch if ch != "~" and _SAFE_UNIT.fullmatch(ch) else _escape_unit(code))
-    return "".join(out)
-
-
-def decode_segment(name: str) -> str:
-    """Inverse of `encode_segment` (lenient: a malformed escape is kept literally)."""
-    if "~" not in name:
-        return name
-    units: list[int] = []
-    i = 0
-    while i < len(name):
-        if name[i] == "~" and re.fullmatch(r"[0-9A-F]{4}", name[i + 1:i + 5]):
-            units.append(int(name[i + 1:i + 5], 16))
-            i += 5
-        else:
-            units.extend(_utf16_units(name[i]))
-            i += 1
-    data = b"".join(u.to_bytes(2, "little") for u in units)
-    return data.decode("utf-16-le", "surrogatepass")
-
-
-def project_dir_name(cwd: str | None) -> str:
-    """The project directory of a session cwd: ``--<slug>--`` or ``_no-cwd``."""
-    if cwd is None:
-        return "_no-cwd"
-    if cwd == "":
-        raise InvalidArgument("cannot encode an empty project path")
-    out: list[str] = []
-    separator_run = False
-    for code in _utf16_units(cwd):
-        ch = chr(code)
-        if ch in "/\\:":
-            if not separator_run:
-                out.append("-")
-            separator_run = True
-        else:
-            out.append(ch if ch != "~" and _SAFE_UNIT.fullmatch(ch) else _escape_unit(code))
-            separator_run = False
-    slug = "".join(out).lstrip("-") or "root"
-    return f"--{slug[:251]}--"
-
-
-def canonical_generation(name: str) -> int | None:
-    """The generation a canonical session file name declares, else None."""
-    match = _CANONICAL.match(name)
-    if match is None:
-        return None
-    return int(match.group(1)) if match.group(1) else 0
 
 
 # -- header reading ------------------------------------------------------------------------------

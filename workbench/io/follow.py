@@ -169,7 +169,7 @@ class LogTail:
 def newer_generation(path: str) -> str | None:
     """A higher-generation session file next to `path` (DSH migrated the log: v4 spec §0.1),
     by canonical file name; None when there is none (or `path` has no canonical name)."""
-    from workbench.io.discover import canonical_generation
+    from workbench.io.layout import canonical_generation
     directory, name = os.path.split(os.path.abspath(path))
     mine = canonical_generation(name)
     if mine is None:

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from workbench.io.admission_v4 import SyntaxRefusal, system_message_fields
+from workbench.io.admission_v4 import system_message_fields
+from workbench.io.retired import SyntaxRefusal, retired_events
 from workbench.io.rows_v4 import V4Codec
 
 SCREENED = frozenset(("request/header", "system/message", "tool/code-dispatch", "tool/code-dispatch-start"))
@@ -26,16 +27,7 @@ def admit_row_v3(row: Any) -> None:
     kind = row.get("type")
     if kind not in SCREENED:
         return
-    if kind in ("tool/code-dispatch", "tool/code-dispatch-start"):
-        if row.get("ignorable") is not True:
-            raise SyntaxRefusal(f"format v3 rejects retired event type {kind}", unsupported=True)
-        return
-    data = row.get("data")
-    if kind == "request/header":
-        if type(data) is not dict or type(data.get("header")) is not dict:
-            raise SyntaxRefusal("format v3 request/header requires data and header objects")
-        if "system" in data["header"]:
-            raise SyntaxRefusal("format v3 request/header rejects retired header.system")
+    if retired_events(row, 3):
         return
     try:
         system_message_fields(row)
