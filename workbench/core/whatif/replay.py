@@ -7,9 +7,8 @@ span is DSH's head-anchored range up to the logged end, or to the checkpoint tha
 end; `shadowedSeqs`, `shadowedTokenCount` and the checkpoint's `sourceEventSeqs` are recomputed),
 and shifts provider usage by how much bigger or smaller the new surface is than the real one
 before each model call (`remap.shift_usage`), so `measure()` on the counterfactual sees the
-prompt the model would have been sent. `compaction(...)` emits one bracket as DSH writes it
-(v4 §5.1, §5.5: start → summary → checkpoint replace → end, or start → end{error}); `prune(...)`
-one tool-result prune pair (v4 §5.9).
+prompt the model would have been sent. New brackets and prunes are written by
+`workbench.core.whatif.brackets` (mixed in).
 
 Invariant: the event list is always a valid v4 log prefix with the same header; a `TokenMeter`
 (`workbench.core.tokens.measure`) and the surface fold follow every appended event, so
@@ -21,13 +20,12 @@ import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from workbench.core.compaction.brackets import (NOT_SMALLER, framed_summary_tokens,
-                                                frame_summary)
+from workbench.core.compaction.brackets import framed_summary_tokens
 from workbench.core.compaction.pairing import ToolPairing
-from workbench.core.compaction.pruner import PruneConfig, prune_content
 from workbench.core.compaction.selection import first_compactable_index
-from workbench.core.tokens.heuristic import derive_message, estimate_message
+from workbench.core.tokens.heuristic import derive_message
 from workbench.core.tokens.measure import Measurement, TokenMeter
+from workbench.core.whatif.brackets import BracketScript
 from workbench.core.whatif.remap import SeqMap, WhatIfError, remap_event, shift_usage
 
 _SEQ_TYPES = ("assistant/message", "assistant/attempt")
@@ -47,7 +45,7 @@ def _ordered_like(event: dict[str, Any], like: Mapping[str, Any]) -> dict[str, A
     return out
 
 
-class Replay:
+class Replay(BracketScript):
     """One counterfactual under construction (module doc). `label` names the summarizer."""
 
     def __init__(self, real: Sequence[Mapping[str, Any]], header: Mapping[str, Any], *,
@@ -291,115 +289,5 @@ class Replay:
                 out.append(message)
         return out
 
-    def compaction(self, seqs: Sequence[int], *, owner: Any, summary: Any = None,
-                   error: str | None = None, logged: Sequence[Mapping[str, Any]] = (),
-                   trigger: str = "pressure", command_id: Any = None) -> dict[str, Any]:
-        """Emit one bracket over `seqs` (module doc) and return its record.
 
-        `summary` is a string or a list of content blocks; `error` a logged failure text;
-        `logged` the real bracket's own events (the summary's model fields, ids, times and the
-        delivery markers inside are reused). A summary whose framed price is not below the
-        shadowed price fails with DSH's shrink-check text (v4 §5.4)."""
-        by_type = {e.get("type"): e for e in logged}
-        start_real = by_type.get("compaction/start")
-        cid = (start_real["data"].get("compactionId") if start_real else self.new_id())
-        prices = dict(self.nodes())
-        shadowed = sum(prices[s] for s in seqs)
-        blocks = [{"type": "text", "text": summary}] if isinstance(summary, str) else summary
-        if error is None and blocks is not None:
-            framed = framed_summary_tokens(blocks, version=self.version)
-            if framed >= shadowed:
-                error = (f"summary is not smaller than the shadowed content ({framed} estimated "
-                         f"framed tokens >= {shadowed})")
-        head = {"compactionId": cid}
-        if command_id is not None:
-            head["sourceCommandId"] = command_id
-        head["turn"] = owner
-        start = self.emit(self._like(start_real, "compaction/start", head))
-        for extra in logged:
-            if extra.get("type") == "session-log-deepseek/delivery-accepted":
-                self.emit({**extra, "data": {**extra["data"], "throughSeq": start}})
-        record = {"compaction_id": cid, "trigger": trigger, "owner": owner, "start_seq": start,
-                  "summarizer": self.label, "shadowed_seqs": list(seqs),
-                  "shadowed_tokens": shadowed, "status": "failed" if error else "completed",
-                  "error": error, "summary_seq": None, "replacement_seq": None}
-        if error is None:
-            summary_real = by_type.get("compaction/summary")
-            span = {"shadowedRange": {"start": seqs[0], "end": seqs[-1]},
-                    "shadowedSeqs": list(seqs), "shadowedTokenCount": shadowed}
-            if summary_real is not None:   # the logged summary, keys in the logged order
-                data = {**summary_real["data"], "summary": blocks, **span}
-            else:
-                data = {**head, "summary": blocks, **span, "provider": "workbench",
-                        "model": self.label}
-                data.pop("turn")
-            summary_seq = self.emit(self._like(summary_real, "compaction/summary", data))
-            checkpoint_real = by_type.get("user/message")
-            source = {"kind": "compact-checkpoint", "compactionId": cid}
-            if command_id is not None:
-                source["sourceCommandId"] = command_id
-            message = {"content": frame_summary(blocks), "source": source, "role": "user",
-                       "id": checkpoint_real["data"]["id"] if checkpoint_real else self.new_id()}
-            replacement = self._like(checkpoint_real, "user/message", message)
-            replacement.update(sourceEventSeqs=[start, summary_seq, *seqs],
-                               surfaceOp={"op": "replace", "startSeq": seqs[0], "endSeq": seqs[-1]})
-            record["summary_seq"] = summary_seq
-            record["replacement_seq"] = self.emit(replacement)
-            record["summary_tokens"] = estimate_message(replacement["data"], version=self.version)
-        end = dict(head)
-        if error is not None:
-            end["error"] = error
-        record["end_seq"] = self.emit(self._like(by_type.get("compaction/end"), "compaction/end", end))
-        self.fired.append(record)
-        return record
-
-    def unclosed(self, logged: Any, *, owner: Any, trigger: str) -> None:
-        """A logged attempt that never closed (its process died): its start and the delivery
-        markers inside, nothing else; the lock stays until the next `session/end-seed`."""
-        events = [e for e in logged.events
-                  if e.get("type") in ("compaction/start", "session-log-deepseek/delivery-accepted")]
-        start_real = events[0]
-        start = self.emit(self._like(start_real, "compaction/start", dict(start_real["data"])))
-        for extra in events[1:]:
-            self.emit({**extra, "data": {**extra["data"], "throughSeq": start}})
-        self.fired.append({"compaction_id": start_real["data"].get("compactionId"),
-                           "trigger": trigger, "owner": owner, "start_seq": start,
-                           "summarizer": self.label, "status": "interrupted", "shadowed_seqs": []})
-
-    def _like(self, real: Mapping[str, Any] | None, kind: str, data: dict) -> dict[str, Any]:
-        """A new event of `kind`: the real one's time when reused, else the previous event's."""
-        time = real.get("time") if real is not None else self._time()
-        return {"type": kind, "seq": len(self.out), "time": time, "data": data}
-
-    def prune(self, config: PruneConfig, logged: list[Mapping[str, Any]] | None = None) -> int:
-        """Prune every current tool result over the budget (v4 §5.9); returns how many."""
-        done = 0
-        reuse = logged if logged is not None else []  # consumed: the logged pairs in order
-        for seq, _ in list(self.nodes()):
-            event = self.out[seq]
-            if event.get("type") != "tool/result":
-                continue
-            message = (event.get("data") or {}).get("message") or {}
-            content = message.get("content")
-            pruned = prune_content(content, config) if isinstance(content, list) else None
-            if pruned is None:
-                continue
-            real_prune = reuse.pop(0) if reuse else None
-            real_copy = reuse.pop(0) if reuse else None
-            data = {"shadowedRange": {"start": seq, "end": seq}, "shadowedSeqs": [seq],
-                    "shadowedTokenCount": estimate_message(message, version=self.version)}
-            at = self.emit(self._like(real_prune, "compaction/prune", data))
-            copy = {"type": "tool/result", "seq": at + 1,
-                    "time": real_copy.get("time") if real_copy else self._time(),
-                    "data": {**event["data"], "message": {**message, "content": pruned}},
-                    "sourceEventSeqs": [seq],
-                    "surfaceOp": {"op": "replace", "startSeq": seq, "endSeq": seq}}
-            self.emit(copy)
-            self.fired.append({"trigger": "prune", "start_seq": at, "shadowed_seqs": [seq],
-                               "summarizer": "pruner", "status": "completed"})
-            done += 1
-        return done
-
-
-def not_smaller(error: Any) -> bool:
-    return isinstance(error, str) and NOT_SMALLER.search(error) is not None
+__all__ = ["REMOVE", "Replay"]
