@@ -27,19 +27,13 @@ import sys
 import time
 from pathlib import Path
 
+from _common import best_of, peak_rss_mib, run_fresh
+
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "bench" / "out"
 DEFAULT_FILES = [OUT / n for n in ("large-v4.jsonl", "large-v4.jsonl.zstd", "large-v0.jsonl",
                                    "large-v0.jsonl.zstd")]
 TARGET_AUDIT_VS_LOAD = 2.0
-
-
-def _vm_hwm_mib() -> float:
-    with open("/proc/self/status") as fh:
-        for line in fh:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    return 0.0
 
 
 def _measure(kind: str, path: Path) -> dict:
@@ -65,23 +59,14 @@ def _measure(kind: str, path: Path) -> dict:
                       prunes=len(report.prunes), ok=report.ok)
     else:
         raise SystemExit(f"unknown measurement {kind!r}")
-    result["maxrss_mib"] = _vm_hwm_mib()
+    result["maxrss_mib"] = peak_rss_mib()
     return result
 
 
 def _run(kind: str, path: Path, repeat: int = 1) -> dict:
-    best: dict | None = None
-    for _ in range(repeat):
-        proc = subprocess.run([sys.executable, __file__, "--measure", kind, str(path)],
-                              capture_output=True, text=True, check=False)
-        if proc.returncode != 0:
-            tail = (proc.stderr.strip().splitlines() or ["(no output)"])[-1]
-            return {"kind": kind, "error": tail}
-        result = json.loads(proc.stdout.strip().splitlines()[-1])
-        if best is None or result["cpu_seconds"] < best["cpu_seconds"]:
-            best = result
-    assert best is not None
-    return best
+    result = best_of(repeat, lambda: run_fresh(__file__, "--measure", kind, str(path), check=False),
+                     "cpu_seconds")
+    return {"kind": kind, **result}
 
 
 def _profile(path: Path, top: int) -> None:

@@ -21,10 +21,11 @@ import os
 import random
 import resource
 import shutil
-import subprocess
 import sys
 import time
 from pathlib import Path
+
+from _common import run_fresh
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
@@ -165,11 +166,7 @@ def make_tiny(root: Path, n: int) -> Path:
 
 
 def _run(kind: str, *args: str) -> dict:
-    done = subprocess.run([sys.executable, __file__, "--measure", kind, *args],
-                          capture_output=True, text=True, check=False)
-    if done.returncode != 0:
-        raise SystemExit(f"{kind} measurement failed:\n{done.stderr}")
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return run_fresh(__file__, "--measure", kind, *args)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -26,11 +26,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from _common import run_fresh
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT = Path("/work/benchdata/large-v4.jsonl")
@@ -94,9 +95,7 @@ def _child_refresh(path: str, lines_file: str, append: int, rounds: int) -> dict
 
 
 def _run(*args: str) -> dict:
-    done = subprocess.run([sys.executable, __file__, "--child", *args], capture_output=True, text=True,
-                          check=True)
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return run_fresh(__file__, "--child", *args)
 
 
 def main() -> int:

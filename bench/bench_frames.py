@@ -20,11 +20,11 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import resource
-import subprocess
 import sys
 import time
 from pathlib import Path
+
+from _common import peak_rss_mib, run_fresh
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "bench" / "out"
@@ -32,10 +32,6 @@ TARGET_EVENTS_VS_LOAD = 2.0
 
 TOOLS = [{"name": n, "description": f"{n} tool. " + "Details of its limits. " * 6,
           "parameters": {"type": "object"}} for n in ("bash", "read", "grep", "todo_write")]
-
-
-def _rss_mib() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def measure_events(path: Path) -> dict:
@@ -50,7 +46,7 @@ def measure_events(path: Path) -> dict:
     return {"kind": "events", "file": str(path), "events": len(log.events), "rows": len(df),
             "load_wall": w1 - w0, "load_cpu": c1 - c0, "frame_wall": w2 - w1,
             "frame_cpu": c2 - c1, "frame_mib": df.memory_usage(deep=True).sum() / 2**20,
-            "peak_rss_mib": _rss_mib()}
+            "peak_rss_mib": peak_rss_mib()}
 
 
 def measure_many(root: Path, workers: int | None) -> dict:
@@ -65,7 +61,7 @@ def measure_many(root: Path, workers: int | None) -> dict:
             "sessions_per_s": len(sessions) / wall,
             "rows": {name: len(df) for name, df in frames.frames.items()},
             "unreadable_or_failed": int(sessions["error"].notna().sum()),
-            "defects": len(frames["defects"]), "peak_rss_mib": _rss_mib()}
+            "defects": len(frames["defects"]), "peak_rss_mib": peak_rss_mib()}
 
 
 # -- the N-session root ---------------------------------------------------------------------------
@@ -155,11 +151,7 @@ def make_root(n: int, seed: int = 11) -> Path:
 
 
 def _run(kind: str, *args: str) -> dict:
-    done = subprocess.run([sys.executable, __file__, "--measure", kind, *args],
-                          capture_output=True, text=True, check=False)
-    if done.returncode != 0:
-        raise SystemExit(f"{kind} measurement failed:\n{done.stderr}")
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return run_fresh(__file__, "--measure", kind, *args)
 
 
 def main(argv: list[str] | None = None) -> int:

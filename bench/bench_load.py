@@ -42,6 +42,8 @@ import sys
 import time
 from pathlib import Path
 
+from _common import best_of, peak_rss_mib, run_fresh
+
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "bench" / "out"
 DEFAULT_FILES = [OUT / n for n in ("large-v4.jsonl", "large-v4.jsonl.zstd",
@@ -123,36 +125,15 @@ def _measure(kind: str, path: Path) -> dict:
     else:
         raise SystemExit(f"unknown measurement {kind!r}")
     result["cpu_seconds"] = time.process_time() - c0
-    result["maxrss_mib"] = _vm_hwm_mib()
+    result["maxrss_mib"] = peak_rss_mib()
     result["ru_maxrss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return result
 
 
-def _vm_hwm_mib() -> float:
-    """Peak resident set of this process image (Linux `VmHWM`), in MiB."""
-    with open("/proc/self/status") as fh:
-        for line in fh:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-
-
 def _run(kind: str, path: Path, repeat: int = 1) -> dict:
-    best: dict | None = None
-    for _ in range(repeat):
-        proc = subprocess.run([sys.executable, __file__, "--measure", kind, str(path)],
-                              capture_output=True, text=True, check=False)
-        if proc.returncode != 0:
-            tail = (proc.stderr.strip().splitlines() or ["(no output)"])[-1]
-            return {"kind": kind, "error": tail}
-        result = json.loads(proc.stdout.strip().splitlines()[-1])
-        if best is None or result["cpu_seconds"] < best["cpu_seconds"]:
-            result["maxrss_mib"] = max(result["maxrss_mib"], best["maxrss_mib"] if best else 0)
-            best = result
-        else:
-            best["maxrss_mib"] = max(best["maxrss_mib"], result["maxrss_mib"])
-    assert best is not None
-    return best
+    result = best_of(repeat, lambda: run_fresh(__file__, "--measure", kind, str(path), check=False),
+                     "cpu_seconds")
+    return {"kind": kind, **result}
 
 
 def _profile(path: Path, top: int) -> None:

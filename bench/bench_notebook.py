@@ -3,6 +3,8 @@
 
 For each log (default: the 1.3M-event v4 log `bench/make_large_log.py` writes, raw and zstd,
 from `/work/benchdata/` when present, else `bench/out/`) and in one run, each measurement in a
+
+from _common import peak_rss_mib, run_fresh
 fresh subprocess (so its peak RSS and its caches are its own):
 
 * ``floor``  — read the file, decompress it when zstd, split lines, `orjson.loads` each line and
@@ -26,10 +28,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
 import time
 from pathlib import Path
+
+from _common import peak_rss_mib, run_fresh
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path("/work/benchdata")
@@ -41,14 +44,6 @@ TARGET_WIDGET, TARGET_ALL, TARGET_RSS_MIB, TARGET_AUDIT = 3.0, 4.0, 1024, 1.3
 def default_files() -> list[Path]:
     base = DATA if (DATA / "large-v4.jsonl").exists() else OUT
     return [base / "large-v4.jsonl", base / "large-v4.jsonl.zstd"]
-
-
-def _peak_mib() -> float:
-    with open("/proc/self/status") as fh:
-        for line in fh:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    return float("nan")
 
 
 def _lines(path: Path):
@@ -141,17 +136,13 @@ def measure(kind: str, path: Path) -> dict:
             os.dup2(saved, 1)
         clock.step(f"workbench {kind}")
     result["steps"] = clock.steps
-    result["peak_rss_mib"] = _peak_mib()
+    result["peak_rss_mib"] = peak_rss_mib()
     return result
 
 
-def run_fresh(kind: str, path: Path, src: str | None = None) -> dict:
+def fresh(kind: str, path: Path, src: str | None = None) -> dict:
     env = dict(os.environ, BENCH_SRC=src) if src else None
-    proc = subprocess.run([sys.executable, __file__, "--child", kind, str(path)],
-                          capture_output=True, text=True, check=False, env=env)
-    if proc.returncode != 0:
-        raise SystemExit(f"{kind} on {path} failed:\n{proc.stderr[-3000:]}")
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    return run_fresh(__file__, "--child", kind, str(path), env=env)
 
 
 def table(path: Path, results: dict[str, dict]) -> tuple[str, bool]:
@@ -205,7 +196,7 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         results = {}
         for kind in kinds:
-            results[kind] = run_fresh(kind, path, args.src)
+            results[kind] = fresh(kind, path, args.src)
             print(json.dumps(results[kind]), flush=True)
             everything.append(results[kind])
         text, good = table(path, results)

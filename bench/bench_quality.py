@@ -20,18 +20,12 @@ import sys
 import time
 from pathlib import Path
 
+from _common import peak_rss_mib
+
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "bench" / "out"
 DEFAULT_FILES = [OUT / "large-v4.jsonl"]
 TARGET = 1.0
-
-
-def _hwm() -> float:
-    with open("/proc/self/status") as fh:
-        for line in fh:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    return 0.0
 
 
 def _clock() -> tuple[float, float]:
@@ -65,7 +59,7 @@ def measure(kind: str, path: str, meters: str) -> dict:
                    refetches=len(refetch), ledger_rows=len(ledger),
                    net_tokens_dsh=int(ledger.loc[ledger["meter"] == "dsh", "net_tokens"].sum()),
                    mean_score=float(citations["score"].mean()) if len(citations) else None)
-    out["peak_rss_mib"] = _hwm()
+    out["peak_rss_mib"] = peak_rss_mib()
     return out
 
 

@@ -29,6 +29,8 @@ import sys
 import time
 from pathlib import Path
 
+from _common import best_of, peak_rss_mib, run_fresh
+
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "bench" / "out"
 DEFAULT_FILES = [OUT / "large-v4.jsonl"]
@@ -36,15 +38,6 @@ ALL_FILES = [OUT / n for n in ("large-v4.jsonl", "large-v4.jsonl.zstd", "large-v
                                "large-v0.jsonl.zstd")]
 TARGET_RATIO = 1.0
 TARGET_P99_MS = 5.0
-
-
-def _vm_hwm_mib() -> float:
-    with open("/proc/self/status") as fh:
-        for line in fh:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    import resource
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def _percentiles(values: list[float]) -> dict[str, float]:
@@ -93,25 +86,15 @@ def _measure(kind: str, path: Path, queries: int, seed: int) -> dict:
         result["queries"] = len(seqs)
     elif kind != "load":
         raise SystemExit(f"unknown measurement {kind!r}")
-    result["maxrss_mib"] = _vm_hwm_mib()
+    result["maxrss_mib"] = peak_rss_mib()
     return result
 
 
 def _run(kind: str, path: Path, queries: int, seed: int, repeat: int) -> dict:
-    best: dict | None = None
-    key = "load_cpu" if kind == "load" else "build_cpu"
-    for _ in range(repeat):
-        proc = subprocess.run([sys.executable, __file__, "--measure", kind, str(path),
-                               "--queries", str(queries), "--seed", str(seed)],
-                              capture_output=True, text=True, check=False)
-        if proc.returncode != 0:
-            tail = (proc.stderr.strip().splitlines() or ["(no output)"])[-1]
-            return {"kind": kind, "error": tail}
-        result = json.loads(proc.stdout.strip().splitlines()[-1])
-        if best is None or result[key] < best[key]:
-            best = result
-    assert best is not None
-    return best
+    result = best_of(repeat, lambda: run_fresh(__file__, "--measure", kind, str(path), "--queries",
+                                               str(queries), "--seed", str(seed), check=False),
+                     "load_cpu" if kind == "load" else "build_cpu")
+    return {"kind": kind, **result}
 
 
 def _profile(path: Path, top: int) -> None:

@@ -60,6 +60,8 @@ import time
 from pathlib import Path
 from typing import Self
 
+from _common import best_of, peak_rss_mib, run_fresh
+
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "bench" / "out"
 DEFAULT = OUT / "large-v4.jsonl"
@@ -68,15 +70,6 @@ CONCAT_CHARS = 1 << 20
 TARGET_EVENTS_PER_S = 1_000_000
 TARGET_TOKENIZER_RATIO = 1.5
 TOKENIZERS = ("o200k", "deepseek")
-
-
-def _vm_hwm_mib() -> float:
-    with open("/proc/self/status") as fh:
-        for line in fh:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    import resource
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 class _Clock:
@@ -252,7 +245,7 @@ def _measure(kind: str, path: Path, sample_mb: float) -> dict:
                     tokens = sum([len(encode(text)) for text in inputs])
             result["tokens"] = tokens
         result.update(cpu=clock.cpu, wall=clock.wall)
-    result["maxrss_mib"] = _vm_hwm_mib()
+    result["maxrss_mib"] = peak_rss_mib()
     return result
 
 
@@ -271,19 +264,9 @@ def _concatenated_batches(texts: list[str]) -> list[list[str]]:
 
 
 def _run(kind: str, path: Path, sample_mb: float, repeat: int = 1) -> dict:
-    best: dict | None = None
-    for _ in range(repeat):
-        proc = subprocess.run([sys.executable, __file__, str(path), "--measure", kind,
-                               "--sample-mb", str(sample_mb)],
-                              capture_output=True, text=True, check=False)
-        if proc.returncode != 0:
-            tail = (proc.stderr.strip().splitlines() or ["(no output)"])[-1]
-            return {"kind": kind, "error": tail}
-        result = json.loads(proc.stdout.strip().splitlines()[-1])
-        if best is None or result.get("cpu", 0) < best.get("cpu", 0):
-            best = result
-    assert best is not None
-    return best
+    result = best_of(repeat, lambda: run_fresh(__file__, str(path), "--measure", kind, "--sample-mb",
+                                               str(sample_mb), check=False), "cpu")
+    return {"kind": kind, **result}
 
 
 def _line(r: dict, extra: str = "") -> str:
