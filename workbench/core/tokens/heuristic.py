@@ -51,32 +51,46 @@ def structural_json(block: Any, *, version: int) -> str:
     return stringify(block)
 
 
-def _structural(block: Any, version: int) -> int:
-    return BLOCK_OVERHEAD + _ceil4(js_len(structural_json(block, version=version)))
-
-
-def estimate_content(blocks: Any, *, version: int) -> int:
-    """Heuristic tokens of a content array, including the per-block overhead."""
+def content_pieces(blocks: Any, version: int, out: list[str]) -> int:
+    """Append to `out` the texts a content array is measured by, in order, and return its
+    number of blocks (nested v0 `tool-result` blocks included). The one walk of §6.2 shared by
+    the heuristic and the real tokenizers (`pieces`): a `text`/`reasoning` block is its text, a
+    `tool-call` its name then its arguments, a v0 `tool-result` the pieces of its content, and
+    any other block (or one whose text, name or arguments is not a string) its
+    `structural_json`."""
     if type(blocks) is not list:
         return 0
-    total = 0
+    count = 0
+    append = out.append
     for block in blocks:
+        count += 1
         if type(block) is dict:
             btype = block.get("type")
             if btype == "text" or btype == "reasoning":
                 text = block.get("text")
                 if type(text) is str:
-                    total += _ceil4(len(text) if text.isascii() else js_len(text)) + BLOCK_OVERHEAD
+                    append(text)
                     continue
             elif btype == "tool-call":
                 name, arguments = block.get("name"), block.get("arguments")
                 if type(name) is str and type(arguments) is str:
-                    total += _ceil4(_ulen(name)) + _ceil4(_ulen(arguments)) + BLOCK_OVERHEAD
+                    append(name)
+                    append(arguments)
                     continue
             elif btype == "tool-result" and not tool_role(version):
-                total += estimate_content(block.get("content"), version=version) + BLOCK_OVERHEAD
+                count += content_pieces(block.get("content"), version, out)
                 continue
-        total += _structural(block, version)
+        append(structural_json(block, version=version))
+    return count
+
+
+def estimate_content(blocks: Any, *, version: int) -> int:
+    """Heuristic tokens of a content array: `ceil(len/4)` of each piece (`content_pieces`)
+    plus `BLOCK_OVERHEAD` per block."""
+    pieces: list[str] = []
+    total = BLOCK_OVERHEAD * content_pieces(blocks, version, pieces)
+    for piece in pieces:
+        total += ((len(piece) if piece.isascii() else js_len(piece)) + 3) // 4
     return total
 
 
@@ -204,29 +218,12 @@ def price_events(events: Sequence[Any], *, version: int) -> list[int]:
         if not content:
             out[i] = 0 if etype in wrapped else ROLE_OVERHEAD
             continue
-        total = ROLE_OVERHEAD
-        for block in content:
-            if type(block) is dict:
-                btype = block.get("type")
-                if btype == "text" or btype == "reasoning":
-                    text = block.get("text")
-                    if type(text) is str:
-                        total += ((len(text) if text.isascii() else js_len(text)) + 3) // 4 + BLOCK_OVERHEAD
-                        continue
-                elif btype == "tool-call":
-                    name, arguments = block.get("name"), block.get("arguments")
-                    if type(name) is str and type(arguments) is str:
-                        total += (((len(name) if name.isascii() else js_len(name)) + 3) // 4
-                                  + ((len(arguments) if arguments.isascii() else js_len(arguments)) + 3) // 4
-                                  + BLOCK_OVERHEAD)
-                        continue
-            total += estimate_content([block], version=version)
-        out[i] = total
+        out[i] = ROLE_OVERHEAD + estimate_content(content, version=version)
     return out
 
 
 __all__ = [
-    "BLOCK_OVERHEAD", "CHARS_PER_TOKEN", "ROLE_OVERHEAD", "derive_message", "estimate_content",
+    "BLOCK_OVERHEAD", "CHARS_PER_TOKEN", "ROLE_OVERHEAD", "content_pieces", "derive_message", "estimate_content",
     "estimate_header", "estimate_message", "estimate_system_message", "estimate_system_text",
     "estimate_tools", "message_types", "node_price", "price_events", "structural_json",
 ]

@@ -10,32 +10,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from workbench.core.header import canonical_header
-from workbench.core.tokens.heuristic import derive_message, structural_json
-from workbench.io.generations import system_node, tool_role
+from workbench.core.tokens.heuristic import content_pieces, derive_message
+from workbench.io.generations import system_node
 from workbench.io.jsjson import ABSENT, stringify
-
-
-def _block_pieces(blocks: Any, version: int, out: list[str]) -> None:
-    if type(blocks) is not list:
-        return
-    for block in blocks:
-        if type(block) is dict:
-            btype = block.get("type")
-            if btype == "text" or btype == "reasoning":
-                text = block.get("text")
-                if type(text) is str:
-                    out.append(text)
-                    continue
-            elif btype == "tool-call":
-                name, arguments = block.get("name"), block.get("arguments")
-                if type(name) is str and type(arguments) is str:
-                    out.append(name)
-                    out.append(arguments)
-                    continue
-            elif btype == "tool-result" and not tool_role(version):
-                _block_pieces(block.get("content"), version, out)
-                continue
-        out.append(structural_json(block, version=version))
 
 
 def _message_pieces(message: Any, version: int, out: list[str]) -> None:
@@ -49,7 +26,7 @@ def _message_pieces(message: Any, version: int, out: list[str]) -> None:
             else:
                 out.append(stringify(block))
         return
-    _block_pieces(message.get("content"), version, out)
+    content_pieces(message.get("content"), version, out)
 
 
 def message_pieces(message: Any, *, version: int) -> list[str]:
