@@ -63,7 +63,8 @@ def run(path: Path, src: str | None) -> dict:
     env = dict(os.environ)
     if src:
         env["PYTHONPATH"] = src + os.pathsep + env.get("PYTHONPATH", "")
-    proc = subprocess.run([sys.executable, "-c", _CHILD % {"commands": COMMANDS}, str(path)],
+    # -P: `python -c` would put the working directory (a checkout) before `src` on sys.path
+    proc = subprocess.run([sys.executable, "-P", "-c", _CHILD % {"commands": COMMANDS}, str(path)],
                           capture_output=True, text=True, env=env, check=False)
     if proc.returncode != 0:
         return {c: {"rc": f"process {proc.returncode}", "stdout": "", "stderr": proc.stderr[-2000:]}

@@ -29,8 +29,8 @@ that every exception class defined anywhere in the package is listed here and de
     │   ├── RowIssue            a row the reference rejects, with its kind      [io.scan]
     │   ├── RowError            (ValueError) a malformed v0 packed row          [io.rows_v0]
     │   ├── RowDecodeError      a malformed v4 stored row                       [io.rows_v4]
-    │   ├── SyntaxRefusal       a v4 row refused by admission                   [io.admission_v4]
-    │   └── _Wrapper            a released tool-result wrapper found (internal) [io.admission_v4]
+    │   ├── SyntaxRefusal       a v3 or v4 row refused by admission             [io.retired]
+    │   └── _Wrapper            a released tool-result wrapper found (internal) [io.retired]
     ├── core: semantics (caught inside core; they become defects or fold errors)
     │   ├── Violation           a broken v4 relationship/lifecycle rule         [core.lifecycle]
     │   ├── RestoreError        a seed the restore stage rejects                [core.restore]

@@ -127,33 +127,41 @@ def _limit(start: int, limit: int) -> IssueError:
         byte_offset=start))
 
 
+def _decompress(data: bytes | memoryview, limit: int) -> tuple[bytes, bool] | None:
+    """The plaintext of the frame at the start of `data`, fed in `_FEED`-byte pieces, and
+    whether the frame ended; None once it passes `limit` bytes; `zstandard.ZstdError` when the
+    bytes do not decode."""
+    view = memoryview(data)
+    dobj = _DCTX.decompressobj()
+    parts: list[bytes] = []
+    produced = 0
+    for pos in range(0, len(view), _FEED):
+        out = dobj.decompress(view[pos:pos + _FEED])
+        if out:
+            produced += len(out)
+            if produced > limit:
+                return None
+            parts.append(out)
+    return b"".join(parts), dobj.eof
+
+
 def decode_frame(frame: bytes | memoryview, start: int, *, limit: int = MAX_FRAME_OUTPUT) -> bytes:
     """Plaintext of one complete frame, checksum verified (reference: the frame decoder).
 
     `start` is the frame's byte offset in the file, for the reference message.
     """
-    view = memoryview(frame)
-    dobj = _DCTX.decompressobj()
-    parts: list[bytes] = []
-    produced = 0
     try:
-        for pos in range(0, len(view), _FEED):
-            out = dobj.decompress(view[pos:pos + _FEED])
-            if out:
-                produced += len(out)
-                if produced > limit:
-                    raise _limit(start, limit)
-                parts.append(out)
-        complete = dobj.eof
-    except zstandard.ZstdError as exc:
-        raise IssueError(ScanIssue(
-            "zstd_frame_invalid", f"corrupt Zstandard session log: frame at byte {start} failed validation",
-            byte_offset=start)) from exc
+        decoded = _decompress(frame, limit)
+    except zstandard.ZstdError:
+        decoded = None, False
+    if decoded is None:
+        raise _limit(start, limit)
+    plaintext, complete = decoded
     if not complete:
         raise IssueError(ScanIssue(
             "zstd_frame_invalid", f"corrupt Zstandard session log: frame at byte {start} failed validation",
             byte_offset=start))
-    return b"".join(parts)
+    return plaintext
 
 
 def decode_torn_prefix(data: bytes | memoryview, *, limit: int = MAX_FRAME_OUTPUT) -> bytes:
@@ -161,21 +169,11 @@ def decode_torn_prefix(data: bytes | memoryview, *, limit: int = MAX_FRAME_OUTPU
 
     Reference: decompressZstdPrefix with flush semantics; any decoder error discards it all.
     """
-    view = memoryview(data)
-    dobj = _DCTX.decompressobj()
-    parts: list[bytes] = []
-    produced = 0
     try:
-        for pos in range(0, len(view), _FEED):
-            out = dobj.decompress(view[pos:pos + _FEED])
-            if out:
-                produced += len(out)
-                if produced > limit:
-                    return b""
-                parts.append(out)
+        decoded = _decompress(data, limit)
     except zstandard.ZstdError:
         return b""
-    return b"".join(parts)
+    return b"" if decoded is None else decoded[0]
 
 
 def assert_header_frame(plaintext: bytes) -> None:

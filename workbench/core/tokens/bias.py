@@ -59,28 +59,30 @@ def content_kind(event: dict, *, version: int) -> str:
     return "prose"
 
 
+class _Ratio:
+    reference: int
+    real: int
+
+    @property
+    def ratio(self) -> float | None:
+        """Reference tokens per real token (None when the real meter counts 0)."""
+        return self.reference / self.real if self.real else None
+
+
 @dataclass(frozen=True)
-class NodeBias:
+class NodeBias(_Ratio):
     seq: Any
     kind: str
     reference: int
     real: int
 
-    @property
-    def ratio(self) -> float | None:
-        return self.reference / self.real if self.real else None
-
 
 @dataclass(frozen=True)
-class KindBias:
+class KindBias(_Ratio):
     kind: str
     nodes: int
     reference: int
     real: int
-
-    @property
-    def ratio(self) -> float | None:
-        return self.reference / self.real if self.real else None
 
 
 @dataclass(frozen=True)

@@ -49,7 +49,7 @@ PROGRESS_DELAY = 0.5
 
 _PRICE_BATCH = 64
 """Events priced per call: a small batch stays in the CPU cache and out of the cyclic GC's old
-generations (4,096 cost 2.5x more time decoding and pricing on the bench log)."""
+generations (see bench/README.md)."""
 
 
 @runtime_checkable
