@@ -24,7 +24,7 @@ def test_compaction_statuses_and_triggers(built) -> None:
     assert df["end_seed_seq"].notna().tolist() == [False] * 4 + [True]
     assert df["replacement_landed"].tolist() == [True, True, False, True, False]
     landed = df[df["replacement_landed"]]
-    assert (landed["logged_shadowed_tokens"] == landed["computed_shadowed_tokens"]).all()
+    assert (landed["logged_shadowed_tokens"] == landed["shadowed_tokens"]).all()
     assert landed["check_shadowed_tokens_match"].all()
     assert df["check_inside_bracket"].iloc[4] is pd.NA or pd.isna(df["check_inside_bracket"].iloc[4])
 
@@ -48,8 +48,8 @@ def test_prune_row(built) -> None:
     row = df.iloc[0]
     assert row["replacement_seq"] == row["prune_seq"] + 1
     assert row["chars_after"] < row["chars_before"]
-    assert row["logged_shadowed_tokens"] == row["original_tokens"]
-    assert row["saved_tokens"] == row["original_tokens"] - row["replacement_tokens"]
+    assert row["logged_shadowed_tokens"] == row["shadowed_tokens"]
+    assert row["saved_tokens"] == row["shadowed_tokens"] - row["replacement_tokens"]
     assert bool(row["audit_ok"])
 
 

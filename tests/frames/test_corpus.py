@@ -76,7 +76,7 @@ def test_frames_agree_with_the_cli(path: Path, capsys) -> None:
     assert [c["start_seq"] for c in audit.get("compactions", [])] == \
         compactions["start_seq"].tolist()
     assert [c["computed_shadowed_tokens"] for c in audit.get("compactions", [])] == \
-        [None if pd.isna(x) else int(x) for x in compactions["computed_shadowed_tokens"]]
+        [None if pd.isna(x) else int(x) for x in compactions["shadowed_tokens"]]
     assert [c["ok"] for c in audit.get("compactions", [])] == compactions["audit_ok"].tolist()
     assert [p["prune_seq"] for p in audit.get("prunes", [])] == prunes["prune_seq"].tolist()
 

@@ -69,8 +69,8 @@ def test_every_ready_query_runs_and_agrees_with_the_frames(stored) -> None:
         else:
             savings = savings.set_index("what")
             done = frames.compactions[frames.compactions["status"] == "completed"]
-            assert savings.loc["compaction", "hidden_tokens"] == done[
-                "computed_shadowed_tokens"].sum()
+            assert savings.loc["compaction", "shadowed_tokens"] == done[
+                "shadowed_tokens"].sum()
         if "anchors" in fleet.frames:
             recall = fleet.anchor_recall_by_kind().set_index("kind")
             first = frames.anchors[frames.anchors["level"] == 1]

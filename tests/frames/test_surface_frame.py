@@ -78,14 +78,14 @@ def test_shadow_rows_are_the_hidden_nodes_with_their_roots(built) -> None:
     assert len(nested) > 0  # the nested compaction re-hid an earlier checkpoint's span
 
 
-def test_hidden_by_kind_names_the_compaction() -> None:
+def test_shadowed_by_kind_names_the_compaction() -> None:
     session = session_of(script(4))
     df = session.shadow_df()
     compactions = session.compactions_df().set_index("replacement_seq")
-    by_compaction = df[df["hidden_by_kind"] == "compaction"]
+    by_compaction = df[df["shadowed_by_kind"] == "compaction"]
     for row in by_compaction.itertuples():
-        assert compactions.loc[row.hidden_by, "compaction_id"] == row.compaction_id
-    assert pd.isna(df.loc[df["hidden_by_kind"] == "prune", "compaction_id"]).all()
+        assert compactions.loc[row.shadowed_by, "compaction_id"] == row.compaction_id
+    assert pd.isna(df.loc[df["shadowed_by_kind"] == "prune", "compaction_id"]).all()
 
 
 def test_deeply_nested_compactions_stay_linear() -> None:

@@ -13,7 +13,7 @@ import pytest
 
 import workbench
 from workbench.core.quality.citation import summary_text
-from workbench.core.quality.ledger import SUMMED
+from workbench.frames.quality import LEDGER_SUMMED
 
 REAL = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "dsh-real-v4"
 
@@ -35,7 +35,7 @@ def test_ledger_agrees_with_the_log(session) -> None:
     for cid, audit in audits.items():
         row, record = dsh.loc[cid], audit.record
         if record.status == "completed" and record.replacement_seq is not None:
-            assert row["hidden_tokens"] == record.logged_shadowed_tokens
+            assert row["shadowed_tokens"] == record.logged_shadowed_tokens
             assert row["summary_tokens"] == session.price(record.replacement_seq)
         if isinstance(record.usage, dict) and "inputTokens" in record.usage:
             assert row["call_source"] == "logged"
@@ -44,13 +44,13 @@ def test_ledger_agrees_with_the_log(session) -> None:
         cb = audit.cache_break
         if cb is not None and not cb.envelope_changed and row["resent_source"] == "estimated":
             assert row["resent_tokens"] == cb.tokens_after - cb.prefix_tokens
-    assert (ledger["net_tokens"] == ledger["hidden_tokens"] - ledger["summary_tokens"]
+    assert (ledger["net_tokens"] == ledger["shadowed_tokens"] - ledger["summary_tokens"]
             - ledger["resent_tokens"] - ledger["refetch_tokens"]).all()
     parts = ledger["call_cost"] + ledger["resent_cost"] + ledger["refetch_cost"] - ledger["saving"]
     assert ((ledger["cost"] - parts).abs() < 1e-12).all()
     totals = session.ledger_df(("dsh", "deepseek"), per="session").set_index("meter")
     for meter in ("dsh", "deepseek") if len(ledger) else ():
-        for name in SUMMED:
+        for name in LEDGER_SUMMED:
             assert math.isclose(totals.loc[meter, name],
                                 ledger.loc[ledger["meter"] == meter, name].sum(), abs_tol=1e-12)
     refetch = session.refetch_df()

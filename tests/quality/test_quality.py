@@ -10,7 +10,7 @@ import pytest
 
 from frame_scripts import empty_session, session_of
 from quality_script import quality_script
-from workbench.core.quality.ledger import SUMMED
+from workbench.frames.quality import LEDGER_SUMMED
 from workbench.frames.quality import SCHEMAS, SessionLedgerColumns
 from workbench.frames.columns import empty
 
@@ -99,7 +99,7 @@ def test_refetch(built) -> None:
     df = s.refetch_df()
     _, call1, _, _, _, _ = b.first.shadowed_seqs
     _, _, call3, result3, _ = b.second.shadowed_seqs
-    assert [tuple(r) for r in df[["compaction_id", "seq", "text", "tool", "hidden_seq",
+    assert [tuple(r) for r in df[["compaction_id", "seq", "text", "tool", "shadowed_seq",
                                   "result_seq"]].itertuples(index=False)] == [
         (b.first.compaction_id, call3, "src/app.py", "read", call1, result3)]
     assert df["tokens"].iloc[0] == s.price(result3)
@@ -111,8 +111,8 @@ def test_ledger_parts_and_sums(built) -> None:
     assert list(df["meter"]) == ["dsh", "o200k", "dsh", "o200k"]
     dsh = df[df["meter"] == "dsh"].set_index("compaction_id")
     first, second = dsh.loc[b.first.compaction_id], dsh.loc[b.second.compaction_id]
-    assert first["hidden_tokens"] == b.first.shadowed_token_count
-    assert second["hidden_tokens"] == b.second.shadowed_token_count
+    assert first["shadowed_tokens"] == b.first.shadowed_token_count
+    assert second["shadowed_tokens"] == b.second.shadowed_token_count
     assert first["summary_tokens"] == s.price(b.first.replacement_seq)
     assert first["call_source"] == "logged"
     assert first["call_input_tokens"] == b.first.shadowed_token_count + 200   # builder's usage
@@ -121,12 +121,12 @@ def test_ledger_parts_and_sums(built) -> None:
     assert first["refetches"] == 1
     assert first["refetch_tokens"] == s.refetch_df()["tokens"].sum()
     assert second["refetches"] == 0 and second["refetch_tokens"] == 0
-    assert (df["net_tokens"] == df["hidden_tokens"] - df["summary_tokens"]
+    assert (df["net_tokens"] == df["shadowed_tokens"] - df["summary_tokens"]
             - df["resent_tokens"] - df["refetch_tokens"]).all()
     parts = df["call_cost"] + df["resent_cost"] + df["refetch_cost"] - df["saving"]
     assert ((df["cost"] - parts).abs() < 1e-15).all()
     totals = s.ledger_df(("dsh", "o200k"), per="session").set_index("meter")
-    for name in SUMMED:
+    for name in LEDGER_SUMMED:
         for meter in ("dsh", "o200k"):
             assert math.isclose(totals.loc[meter, name],
                                 df[df["meter"] == meter][name].sum(), abs_tol=1e-15)

@@ -27,7 +27,7 @@ def _brackets() -> pd.DataFrame:
         "replacement_seq": pd.array([3, None, None, None], dtype="Int64"),
         "end_seq": pd.array([4, 4, None, None], dtype="Int64"),
         "status": pd.array(["completed", "failed", "interrupted", "stale"], dtype="string"),
-        "computed_shadowed_tokens": pd.array([500, None, None, None], dtype="Int64"),
+        "shadowed_tokens": pd.array([500, None, None, None], dtype="Int64"),
         "summary_tokens": pd.array([40, None, None, None], dtype="Int64"),
         "error": pd.array([None, '<a href="javascript:alert(1)">x</a>', None, None],
                           dtype="string"),

@@ -106,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
                                          "final_surface_tokens", "peak_surface_tokens"]))
         print()
         print(_table(found["compactions"], ["side", "trigger", "status", "real_seq", "start_seq",
-                                            "shadowed_nodes", "shadowed_tokens", "summary_tokens",
+                                            "shadowed_count", "shadowed_tokens", "summary_tokens",
                                             "cache_break_position", "resent_tokens", "recall"]))
         if written:
             print(f"\nwrote {clean(written)}")

@@ -21,6 +21,25 @@ one. Conventions:
   fixed ones so nothing is lost);
 * seq lists are Arrow ``list<int64>``.
 
+One vocabulary for what a replacement removes, in every frame, the Parquet store and the fleet's
+SQL (the spec's terms: a replace op *shadows* nodes, ``shadowedRange``, ``shadowedSeqs``,
+``shadowedTokenCount``); prose may say "hidden", column names do not:
+
+* ``shadowed_seqs`` / ``shadowed_seq`` — the nodes a replacement removed from the surface, as the
+  fold computes them (a prune shadows one node); ``shadowed_count`` — how many;
+* ``shadowed_tokens`` — the price of those nodes (the DSH heuristic, or the row's ``meter``);
+* ``logged_<name>`` — the value the log itself states for the same thing (``logged_shadowed_seqs``
+  = ``shadowedSeqs``, ``logged_shadowed_tokens`` = ``shadowedTokenCount``,
+  ``logged_shadowed_start`` / ``logged_shadowed_end`` = ``shadowedRange``); the audit compares
+  the two;
+* ``shadowed_by`` — seq of the replacing event that shadowed a node; ``shadowed_at`` — its time;
+  ``shadowed_by_kind`` — compaction, prune or other;
+* ``replacement_seq`` / ``replacement_tokens`` — the node that took their place and its price;
+  ``saved_tokens`` = ``shadowed_tokens`` - ``replacement_tokens``.
+
+The core keeps its own attribute names (e.g. ``hidden_seqs``), which are also those of the CLI's
+``--json``; the frame builders map them.
+
 `describe(columns)` turns a group into a documentation frame; `frame(columns, source, n)` builds
 one. Groups are plain tuples: compose them with ``+``.
 """

@@ -35,7 +35,7 @@ _MODEL_CALLS = ("assistant/message", "assistant/attempt")
 
 COMPACTION_COLUMNS = {
     "side": "string", "compaction_id": "string", "trigger": "string", "status": "string",
-    "summarizer": "string", "start_seq": "Int64", "real_seq": "Int64", "shadowed_nodes": "Int64",
+    "summarizer": "string", "start_seq": "Int64", "real_seq": "Int64", "shadowed_count": "Int64",
     "shadowed_tokens": "Int64", "summary_tokens": "Int64", "cache_break_position": "Int64",
     "cached_prefix_tokens": "Int64", "resent_tokens": "Int64", "anchors_kept": "Int64",
     "anchors_lost": "Int64", "anchors_invented": "Int64", "recall": "Float64",
@@ -134,7 +134,7 @@ def _compactions(side: str, session: FrameSource) -> list[dict[str, Any]]:
             "side": side, "compaction_id": str(r.compaction_id), "trigger": r.trigger.kind,
             "status": r.status, "summarizer": label if side != "real" else "dsh",
             "start_seq": r.start_seq, "real_seq": int(origin[r.start_seq]),
-            "shadowed_nodes": len(hidden) or None, "shadowed_tokens": r.logged_shadowed_tokens,
+            "shadowed_count": len(hidden) or None, "shadowed_tokens": r.logged_shadowed_tokens,
             "summary_tokens": r.replacement_tokens}
         cut = breaks.get(r.start_seq)
         if cut is not None:

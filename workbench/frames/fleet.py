@@ -32,17 +32,17 @@ from workbench.frames.store import (
 
 _SAVINGS_LEDGER = """
 SELECT meter, count(DISTINCT session || ':' || compaction_id) AS compactions,
-       sum(hidden_tokens) AS hidden_tokens, sum(summary_tokens) AS summary_tokens,
+       sum(shadowed_tokens) AS shadowed_tokens, sum(summary_tokens) AS summary_tokens,
        sum(resent_tokens) AS resent_tokens, sum(refetch_tokens) AS refetch_tokens,
        sum(net_tokens) AS net_tokens, sum(cost) AS cost
 FROM ledger GROUP BY meter ORDER BY meter"""
 _SAVINGS_DSH = """
 SELECT 'dsh' AS meter, 'compaction' AS what, count(*) AS count,
-       sum(computed_shadowed_tokens) AS hidden_tokens, sum(summary_tokens) AS added_tokens,
-       sum(computed_shadowed_tokens) - sum(summary_tokens) AS saved_tokens
+       sum(shadowed_tokens) AS shadowed_tokens, sum(summary_tokens) AS added_tokens,
+       sum(shadowed_tokens) - sum(summary_tokens) AS saved_tokens
 FROM compactions WHERE status = 'completed'
 UNION ALL
-SELECT 'dsh', 'prune', count(*), sum(original_tokens), sum(replacement_tokens), sum(saved_tokens)
+SELECT 'dsh', 'prune', count(*), sum(shadowed_tokens), sum(replacement_tokens), sum(saved_tokens)
 FROM prunes"""
 
 READY: dict[str, str] = {
@@ -75,7 +75,7 @@ SELECT session, session_id, format_version, verdict, events, turns, compactions,
 FROM sessions ORDER BY events DESC NULLS LAST, session""",
 }
 """Name → SQL of the ready queries (``savings_by_meter`` uses the ``ledger`` frame when the
-store has it: hidden, summary and net tokens by every meter; else the DSH heuristic)."""
+store has it: shadowed, summary and net tokens by every meter; else the DSH heuristic)."""
 
 
 def _sql_path(path: Path) -> str:

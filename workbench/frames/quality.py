@@ -59,7 +59,7 @@ LifelineColumns: Columns = (
     _c("born_seq", "Int64", "seq of the first event that carried it"),
     _c("compaction_id", "string", "a compaction of its replacement chain"),
     _c("replacement_seq", "Int64", "that compaction's checkpoint (the text left the surface)"),
-    _c("level", "Int64", "position in the chain (1: first hidden)"),
+    _c("level", "Int64", "position in the chain (1: first shadowed)"),
     _c("stated", "boolean", "whether that summary still states it"),
 )
 RefetchColumns: Columns = (
@@ -69,19 +69,17 @@ RefetchColumns: Columns = (
     _c("tokens", "Int64", "dsh price of its result node (0 without a result)"),
     _c("tool", "string", "tool name"),
     _c("call_id", "string", "tool-call id"),
-    _c("hidden_seq", "Int64", "the message of the earlier call whose answer was hidden"),
+    _c("shadowed_seq", "Int64", "the message of the earlier call whose answer was shadowed"),
     _c("result_seq", "Int64", "the repeated call's result node"),
 )
-_LEDGER_INT = ("hidden_tokens", "summary_tokens", "resent_tokens", "refetch_tokens",
-               "net_tokens")
 LedgerColumns: Columns = (
     _c("compaction_id", "string", "compactionId of the attempt"),
     _c("meter", METER, "token meter of every token column of the row"),
-    _c("hidden_tokens", "Int64", "tokens of the nodes the replacement removed"),
+    _c("shadowed_tokens", "Int64", "tokens of the nodes the replacement shadowed"),
     _c("summary_tokens", "Int64", "tokens of the checkpoint node that replaced them"),
     _c("resent_tokens", "Int64", "tokens after the prefix-cache break of the next request"),
     _c("refetch_tokens", "Int64", "tokens of re-fetched results in its window"),
-    _c("net_tokens", "Int64", "hidden - summary - resent - refetch"),
+    _c("net_tokens", "Int64", "shadowed - summary - resent - refetch"),
     _c("cost", "Float64", "call + resent + refetch cost - saving (money, see ledger doc)"),
     _c("call_input_tokens", "Int64", "summary call input (uncached + cache read + write)"),
     _c("call_cache_read_tokens", "Int64", "summary call cache-read input"),
@@ -95,7 +93,7 @@ LedgerColumns: Columns = (
     _c("call_cost", "Float64", "money: the summary call"),
     _c("resent_cost", "Float64", "money: re-sent tokens at (miss - hit)"),
     _c("refetch_cost", "Float64", "money: re-fetched tokens at the miss price"),
-    _c("saving", "Float64", "money: (hidden - summary) tokens at the hit price"),
+    _c("saving", "Float64", "money: (shadowed - summary) tokens at the hit price"),
 )
 CitationColumns: Columns = (
     _c("compaction_id", "string", "compactionId of the attempt"),
@@ -207,7 +205,7 @@ class QualityFrames:
             it = iter(tokens)
             rows = [{"compaction_id": _id(r.compaction_id), "seq": r.seq, "text": r.text,
                      "tokens": int(next(it)) if r.result_seq is not None else 0,
-                     "tool": r.tool, "call_id": r.call_id, "hidden_seq": r.hidden_seq,
+                     "tool": r.tool, "call_id": r.call_id, "shadowed_seq": r.hidden_seq,
                      "result_seq": r.result_seq} for r in found]
             return _build(RefetchColumns, rows)
         return self._cached(("refetch",), build)
@@ -233,8 +231,8 @@ class QualityFrames:
                 rows = self.ledger_rows(names, prices)
             if per == "session":
                 return _session_ledger(rows)
-            df = _build(LedgerColumns, [r.as_json() | {"compaction_id": _id(r.compaction_id)}
-                                        for r in rows])
+            df = _build(LedgerColumns, [_frame_names(r.as_json())
+                                        | {"compaction_id": _id(r.compaction_id)} for r in rows])
             return df
         if per not in ("compaction", "session"):
             raise InvalidArgument(f"per must be 'compaction' or 'session', not {per!r}")
@@ -250,13 +248,28 @@ class QualityFrames:
         return log_prices(self, meter, progress=True)[index]
 
 
+_FRAME_NAMES = {"hidden_tokens": "shadowed_tokens"}
+"""Core ledger field → frame column where the frames' vocabulary (`workbench.frames.columns`)
+differs; the core's names stay those of `workbench audit --json`."""
+
+
+def _frame_names(row: dict[str, Any]) -> dict[str, Any]:
+    return {_FRAME_NAMES.get(k, k): v for k, v in row.items()}
+
+
+LEDGER_SUMMED = tuple(_FRAME_NAMES.get(n, n) for n in SUMMED)
+"""The columns of the session ledger (``per="session"``) that sum the compactions' rows."""
+
+
 SessionLedgerColumns: Columns = (
     _c("meter", METER, "token meter"),
     _c("compactions", "Int64", "compaction attempts summed"),
 ) + tuple(_c(name, "Float64" if name.endswith(("cost", "saving")) else "Int64",
-             f"sum of {name} over the session's compactions") for name in SUMMED)
+             f"sum of {name} over the session's compactions")
+          for name in LEDGER_SUMMED)
 
 
 def _session_ledger(rows: Sequence[LedgerRow]) -> pd.DataFrame:
     totals = session_totals(rows)
-    return _build(SessionLedgerColumns, [{"meter": m, **v} for m, v in totals.items()])
+    return _build(SessionLedgerColumns,
+                  [{"meter": m, **_frame_names(v)} for m, v in totals.items()])

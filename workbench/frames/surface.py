@@ -188,29 +188,28 @@ def replacements_frame(session: FrameSource) -> pd.DataFrame:
     return frame(ReplacementColumns, rows, n)
 
 
-# -- hidden nodes --------------------------------------------------------------------------------
+# -- shadowed nodes ------------------------------------------------------------------------------
 
 ShadowColumns: Columns = (
-    Column("seq", "Int64", lambda r: r["seq"], "the hidden node"),
+    Column("seq", "Int64", lambda r: r["seq"], "the shadowed node"),
     Column("type", EVENT_TYPE, lambda r: _type(r["scan"], r["seq"]), "its event type"),
     Column("role", ROLE, lambda r: _role(r["scan"], r["seq"]), "its message role"),
     Column("time", TIME, lambda r: _pick(r["scan"].time, r["seq"]), "when it was appended"),
-    Column("hidden_at", "Int64", lambda r: r["by"], "seq of the replacement that removed it"),
-    Column("hidden_at_time", TIME, lambda r: _pick(r["scan"].time, r["by"]),
+    Column("shadowed_by", "Int64", lambda r: r["by"],
+           "seq of the replacement that shadowed it (the replacing event, which took its place)"),
+    Column("shadowed_at", TIME, lambda r: _pick(r["scan"].time, r["by"]),
            "time of that replacement"),
-    Column("hidden_by", "Int64", lambda r: r["by"],
-           "node that took its place (in DSH the replacing event itself)"),
-    Column("hidden_by_kind", REPLACEMENT_KIND, lambda r: r["kind"],
+    Column("shadowed_by_kind", REPLACEMENT_KIND, lambda r: r["kind"],
            "compaction, prune or other"),
-    Column("compaction_id", "string", lambda r: r["cid"], "compaction that hid it, if any"),
+    Column("compaction_id", "string", lambda r: r["cid"], "compaction that shadowed it, if any"),
     Column("lineage_root", "Int64", lambda r: r["root"],
            "node of the final surface that now stands for it (through nested replacements)"),
     Column("depth", "Int64", lambda r: r["depth"],
-           "replacements between it and its lineage root (1: hidden once)"),
+           "replacements between it and its lineage root (1: shadowed once)"),
     Column("tokens", "Int64", lambda r: r["tokens"], "its heuristic price"),
     Column("preview", "string", lambda r: _pick(r["scan"].preview, r["seq"]), "text preview"),
 )
-"""One hidden (shadowed) node."""
+"""One shadowed node (removed from the surface by a replacement)."""
 
 
 def shadow_frame(session: FrameSource) -> pd.DataFrame:

@@ -61,7 +61,7 @@ def quality_section(session: Session) -> str:
     totals = session.ledger_df(("dsh",), per="session")
     total = totals.iloc[0] if len(totals) else None
     summary = "" if total is None else (
-        f"<p>Session ledger (dsh): {int(total['hidden_tokens']):,} tokens hidden, "
+        f"<p>Session ledger (dsh): {int(total['shadowed_tokens']):,} tokens hidden, "
         f"{int(total['summary_tokens']):,} added, {int(total['resent_tokens']):,} re-sent, "
         f"{int(total['refetch_tokens']):,} re-fetched: net {int(total['net_tokens']):,}; cost "
         f"{total['cost']:.6f} USD at DeepSeek's list price (see the ledger doc).</p>")

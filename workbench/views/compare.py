@@ -61,7 +61,7 @@ def comparison_figure(c: Comparison, *, meter: str | None = None) -> go.Figure:
                 marker=dict(symbol="triangle-down", size=10, color=palette[i % len(palette)]),
                 name=escape(f"{side} · compactions ({len(fired)})"),
                 text=[escape(f"{t} {s} · {n} nodes") for t, s, n in
-                      zip(fired["trigger"], fired["status"], fired["shadowed_nodes"].fillna(0))],
+                      zip(fired["trigger"], fired["status"], fired["shadowed_count"].fillna(0))],
                 hoverinfo="text+x+y"))
     fig.update_layout(title=escape("surface tokens: real vs what-if"), xaxis_title="real seq",
                       yaxis_title="surface tokens", autosize=True, height=380,

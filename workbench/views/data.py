@@ -113,7 +113,7 @@ def bracket_frame(records: Sequence[Any]) -> pd.DataFrame:
         "end_seq": [seq(r.end_seq) for r in records],
         "end_seed_seq": [seq(r.end_seed_seq) for r in records],
         "error": [r.error if isinstance(r.error, str) else None for r in records],
-        "computed_shadowed_tokens": [seq(r.fold_tokens if r.fold_tokens is not None
+        "shadowed_tokens": [seq(r.fold_tokens if r.fold_tokens is not None
                                          else r.span_tokens) for r in records],
         "summary_tokens": [seq(r.replacement_tokens if r.replacement_tokens is not None
                                else r.framed_summary_tokens) for r in records],
@@ -196,7 +196,7 @@ class ViewData:
         Read from the core bracket records (`Session.compactions`), not from `compactions_df`:
         that frame also runs the compaction audit, which costs minutes on a 1.3M-event log,
         and the views need none of it. Column names and meanings are those of
-        `compactions_df` (`computed_shadowed_tokens`: what the replacement hid, or the priced
+        `compactions_df` (`shadowed_tokens`: what the replacement hid, or the priced
         span when it never landed; `summary_tokens`: the checkpoint's price, or the framed
         summary's), so `bracket_chart_figure` draws either frame."""
         return bracket_frame(self.session.compactions.records)
