@@ -95,14 +95,14 @@ def test_dsh_meter_reproduces_every_logged_shadowed_token_count(folder: str, ent
     session = workbench.load(_path(folder, entry))
     compactions = session.compactions_df()
     completed = compactions[compactions["summary_seq"].notna() & compactions["replacement_seq"].notna()]
-    assert (completed["logged_shadowed_tokens"] == completed["computed_shadowed_tokens"]).all()
+    assert (completed["logged_shadowed_tokens"] == completed["shadowed_tokens"]).all()
     tokens = LogTokens(session.events, version=session.version, progress=False)
     rows = [r for r in compaction_tokens(tokens, ("dsh",)) if r.status == "completed"]
     assert len(rows) == entry["compaction_summary"] + entry["compaction_prune"]
     assert [r.hidden["dsh"] for r in rows] == [r.logged_shadowed_tokens for r in rows]
     prunes = session.prunes_df()
     assert len(prunes) == entry["compaction_prune"]
-    assert (prunes["logged_shadowed_tokens"] == prunes["original_tokens"]).all()
+    assert (prunes["logged_shadowed_tokens"] == prunes["shadowed_tokens"]).all()
 
 
 @needs_corpus

@@ -173,9 +173,9 @@ def test_context_fill_draws_each_meter_against_the_threshold():
                    settings=PressureSettings(threshold_ratio=0.75, headroom_tokens=1024))
     assert wb.context_fill.threshold == 15_000     # floor(min(0.75·20000, 20000−2048−1024))
     names = [t.name for t in wb.context_fill.figure.data]
-    assert names == ["dsh", "o200k"]
+    assert names == ["dsh measure (what DSH compares with the threshold)", "o200k (tools + surface)"]
     peak = max(wb.context_fill.figure.data[0].y)
-    assert 0 < peak < 100
+    assert 75 <= peak < 100        # the request crossed 15,000 tokens when DSH compacted
     lines = [s.name for s in wb.context_fill.figure.layout.shapes if s.type == "line"]
     assert any(n.startswith("threshold (assumed thresholdRatio 0.75") for n in lines)
     default = Workbench(session, meters=("dsh",))      # spec defaults: headroom 65,536 > window

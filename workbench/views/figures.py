@@ -226,26 +226,30 @@ def context_fill_figure(frame: pd.DataFrame, *, context_window: float | None,
                         threshold: float | None = None, x: str = "seq",
                         meters: Sequence[str] | None = None, cursor: int | None = None,
                         threshold_label: str = "compaction threshold",
-                        title: str = "Context fill: surface tokens as a share of the window",
+                        title: str = "Context fill: the request as a share of the window",
+                        names: Sequence[str] | None = None,
                         max_points: int = MAX_POINTS,
                         x_range: Sequence[float] | None = None) -> go.Figure:
-    """Surface tokens per meter as a percentage of `context_window`, with the compaction
-    `threshold` (tokens) and the full window (100 %) as lines, so a reader sees how close each
-    step came, by each meter. Without a window, the figure says so in its title."""
+    """Token columns `meters` (default: every ``request_tokens_*``, else ``surface_tokens_*``
+    column) as a percentage of `context_window`, with the compaction `threshold` (tokens) and
+    the full window (100 %) as lines, so a reader sees how close each step came, by each meter;
+    `names` labels the traces (default: the meter). Without a window, the title says so."""
     if meters is None:
-        meters = [c for c in frame.columns if str(c).startswith("surface_tokens")]
+        meters = [c for c in frame.columns if str(c).startswith("request_tokens")] or [
+            c for c in frame.columns if str(c).startswith("surface_tokens")]
+    names = list(names) if names is not None else [
+        str(c).removeprefix("request_tokens_").removeprefix("surface_tokens_") for c in meters]
     xs = _numeric(frame, x) if len(frame) else np.zeros(0)
     fig = go.Figure()
     shapes = [_cursor(cursor)]
     if context_window:
-        for i, column in enumerate(meters):
+        for i, (column, name) in enumerate(zip(meters, names, strict=True)):
             tx, ty = thin(xs, _numeric(frame, column), max_points)
-            name = escape(str(column).removeprefix("surface_tokens_"))
             fig.add_trace(go.Scatter(
-                x=tx, y=ty * 100.0 / context_window, mode="lines", name=name,
-                line=dict(shape="hv", color=METER_COLORS[i % len(METER_COLORS)]),
-                hovertemplate="seq %{x}<br>%{y:.1f} % of the window<extra>%{fullData.name}"
-                              "</extra>"))
+                x=tx, y=ty * 100.0 / context_window, mode="lines", name=escape(name),
+                customdata=ty, line=dict(shape="hv", color=METER_COLORS[i % len(METER_COLORS)]),
+                hovertemplate="seq %{x}<br>%{customdata:,.0f} tokens, %{y:.1f} % of the window"
+                              "<extra>%{fullData.name}</extra>"))
         lines = [(100.0, "#d62728", f"context window {context_window:,.0f}")]
         if threshold:
             lines.append((threshold * 100.0 / context_window, "#ff7f0e",

@@ -13,10 +13,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+import numpy as np
 import pandas as pd
 
 from workbench.core.compaction.threshold import PressureSettings
-from workbench.views.data import ViewData, view_data
+from workbench.core.tokens.measure import measure_totals
+from workbench.core.tokens.meters import get_meter
+from workbench.views.data import AUTO_METER_EVENTS, ViewData, view_data
 from workbench.views.figure_panel import FigurePanel
 from workbench.views.figures import context_fill_figure, token_timeline_figure
 from workbench.views.state import StepState, state_for
@@ -59,10 +62,55 @@ class TokenTimeline(FigurePanel):
                          times_ms=self.data.times_ms)
 
 
+def request_tokens(session: Session, frame: pd.DataFrame, meters: Sequence[str], *,
+                   replay_limit: int = AUTO_METER_EVENTS) -> tuple[pd.DataFrame, list[str]]:
+    """The request's size after every event, by each meter, as ``request_tokens_<meter>``
+    columns, and a label per column. ``dsh`` is DSH's own `measure().totalTokens` (tools
+    envelope + the whole surface, anchored on the provider's usage: what the compaction
+    threshold is compared with, v4 §5.8/§6.6); a real tokenizer counts the newest
+    ``request/header``'s envelope plus its surface column. Above `replay_limit` events the dsh
+    column is the surface alone (the replay is not run), and its label says so."""
+    out, labels = {}, []
+    n = len(frame)
+    headers = [int(s) for s in np.flatnonzero(
+        frame["type"].astype("string").fillna("").to_numpy() == "request/header")] if n else []
+    for meter in meters:
+        surface = frame[f"surface_tokens_{meter}"].astype("Float64").to_numpy(
+            dtype=np.float64, na_value=np.nan)
+        if meter == "dsh":
+            totals, error = measure_totals(session.events, version=session.version) \
+                if 0 < n <= replay_limit else ([], None)
+            if n and len(totals) == n:
+                out["request_tokens_dsh"] = np.asarray(totals, dtype=np.float64)
+                labels.append("dsh measure (what DSH compares with the threshold)")
+                continue
+            if totals:    # the meter refused the log part-way: its measure up to there
+                values = np.full(n, np.nan)
+                values[:len(totals)] = totals
+                out["request_tokens_dsh"] = values
+                labels.append(f"dsh measure (stops at seq {len(totals)}: {error})")
+                continue
+            out["request_tokens_dsh"] = surface
+            labels.append("dsh surface only (tools not counted: log too long to replay "
+                          "DSH's measure)" if n > replay_limit else "dsh surface")
+            continue
+        counter = get_meter(meter, version=session.version)
+        envelope = np.zeros(n)
+        for i, seq in enumerate(headers):
+            data = session.events[seq].get("data")
+            header = data.get("header") if isinstance(data, dict) else None
+            end = headers[i + 1] if i + 1 < len(headers) else n
+            envelope[seq:end] = counter.count_envelope(header if isinstance(header, dict)
+                                                       else None)
+        out[f"request_tokens_{meter}"] = surface + envelope
+        labels.append(f"{meter} (tools + surface)")
+    return frame.assign(**out), labels
+
+
 class ContextFill(FigurePanel):
-    """Surface tokens per meter as a share of the context window, with the compaction threshold
-    computed from `settings` (assumed deployment values, named in the legend: the log does not
-    record them) and the logged `maxTokens`."""
+    """The request by each meter as a share of the context window (`request_tokens`), with the
+    compaction threshold computed from `settings` (assumed deployment values, named in the
+    legend: the log does not record them) and the logged `maxTokens`."""
 
     title = "context fill"
 
@@ -72,16 +120,19 @@ class ContextFill(FigurePanel):
         self.data: ViewData = view_data(session)
         state, own = state_for(self.data.last_seq, state)
         self.settings = settings or PressureSettings()
-        frame = self.data.timeline_frame if meters in (("dsh",), "dsh") \
-            else session.timeline_df(meters=meters)
+        names = [meters] if isinstance(meters, str) else list(meters)
+        frame = self.data.timeline_frame if names == ["dsh"] \
+            else session.timeline_df(meters=names)
+        frame, labels = request_tokens(session, frame, names)
         window = self.data.context_window
         self.threshold = self.settings.threshold(window, self.data.max_tokens)
         label = f"threshold ({self.settings.describe()})"
-        title = "Context fill: surface tokens as a share of the context window"
+        title = "Context fill: the request (tools + surface) as a share of the context window"
         if window and self.threshold is None:
             title += f" · no pressure compaction with {self.settings.describe()}"
         figure = context_fill_figure(frame, context_window=window, threshold=self.threshold,
-                                     threshold_label=label, cursor=state.step, title=title,
-                                     x_range=self.data.x_range())
+                                     meters=[f"request_tokens_{m}" for m in names],
+                                     names=labels, threshold_label=label, cursor=state.step,
+                                     title=title, x_range=self.data.x_range())
         super().__init__(state, figure, own_state=own, css_class="wb-context-fill",
                          times_ms=self.data.times_ms)

@@ -231,8 +231,9 @@ class TokenMeter:
         self._memo = (header, theirs, envelope, same)
         return envelope, same
 
-    def measure(self, request_header: Any = ABSENT) -> Measurement:
-        """Reference `measure(session, requestHeader?)` at the current replay point."""
+    def measure(self, request_header: Any = ABSENT, *, nodes: bool = True) -> Measurement:
+        """Reference `measure(session, requestHeader?)` at the current replay point
+        (``nodes=False``: without the per-node list, for a series of totals)."""
         if request_header is ABSENT:
             header = self.header
         else:
@@ -257,7 +258,8 @@ class TokenMeter:
         else:
             baseline, delta = Baseline("estimated", envelope + surface_tokens), 0
         return Measurement(self.last_seq, self.consumed_events, baseline, delta,
-                           max(0, baseline.tokens + delta), surface_tokens, tuple(self.surface.nodes()))
+                           max(0, baseline.tokens + delta), surface_tokens,
+                           tuple(self.surface.nodes()) if nodes else ())
 
 
 def measure_log(events: Sequence[dict], *, version: int, after_seqs: Sequence[Any] | None = None,
@@ -280,4 +282,19 @@ def measure_log(events: Sequence[dict], *, version: int, after_seqs: Sequence[An
     return out
 
 
-__all__ = ["Baseline", "Measurement", "TokenMeter", "measure_log", "usage_total"]
+def measure_totals(events: Sequence[dict], *, version: int) -> tuple[list[int], str | None]:
+    """`measure().totalTokens` right after every event of `events` (what DSH compares with the
+    compaction threshold, v4 §5.8), from one replay. A log the meter refuses stops the replay:
+    the totals cover the events before it, and the meter's message is returned beside them."""
+    meter = TokenMeter(version=version)
+    totals: list[int] = []
+    for event in events:
+        try:
+            meter.fold(event)
+            totals.append(meter.measure(nodes=False).total_tokens)
+        except MeterError as exc:
+            return totals, str(exc)
+    return totals, None
+
+
+__all__ = ["Baseline", "Measurement", "TokenMeter", "measure_log", "measure_totals", "usage_total"]
