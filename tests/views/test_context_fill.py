@@ -89,3 +89,35 @@ def test_above_the_replay_limit_the_chart_says_it_shows_the_surface_only() -> No
                                    replay_limit=10)
     assert labels[0].startswith("dsh surface only (tools not counted")
     assert (frame["request_tokens_dsh"] == frame["surface_tokens_dsh"].astype(float)).all()
+
+
+@pytest.mark.parametrize("name", PRESSURE_LOGS)
+def test_the_logs_pressure_decisions_bound_the_threshold(name: str) -> None:
+    """The corpus ran with threshold 15,000: the bounds the log implies hold it, and the chart
+    says when the assumed settings (here the spec defaults, which never compact a 20,000
+    window) contradict them."""
+    from workbench.core.compaction.threshold import PressureSettings
+    from workbench.views.timeline import ContextFill
+    session = _load(name)
+    default = ContextFill(session, meters=("dsh",))
+    implied = default.implied
+    assert implied is not None and implied.low is not None
+    assert implied.low < THRESHOLD <= implied.high
+    title = default.figure.layout.title.text
+    assert implied.describe() in title and "do not give" in title
+    assert any(s.type == "rect" and s.name == implied.describe()
+               for s in default.figure.layout.shapes)
+    matching = ContextFill(session, meters=("dsh",),
+                           settings=PressureSettings(threshold_ratio=0.75, headroom_tokens=1024))
+    assert matching.threshold == THRESHOLD
+    assert "do not give" not in matching.figure.layout.title.text
+
+
+def test_no_pressure_compaction_implies_nothing() -> None:
+    from workbench.core.compaction.threshold import implied_threshold
+    session = _load("dev-subagent-parent__session.v4.jsonl")
+    from workbench.views.timeline import ContextFill
+    assert ContextFill(session, meters=("dsh",)).implied is None
+    types = ["turn/start", "step/start", "step/end", "compaction/start"]
+    assert implied_threshold(types, [10, 10, 30, 30], [3]).high == 30
+    assert implied_threshold(types, [40, 40, 30, 30], [3]) is None     # quiet above fired

@@ -228,12 +228,14 @@ def context_fill_figure(frame: pd.DataFrame, *, context_window: float | None,
                         threshold_label: str = "compaction threshold",
                         title: str = "Context fill: the request as a share of the window",
                         names: Sequence[str] | None = None,
+                        band: tuple[float | None, float, str] | None = None,
                         max_points: int = MAX_POINTS,
                         x_range: Sequence[float] | None = None) -> go.Figure:
     """Token columns `meters` (default: every ``request_tokens_*``, else ``surface_tokens_*``
     column) as a percentage of `context_window`, with the compaction `threshold` (tokens) and
     the full window (100 %) as lines, so a reader sees how close each step came, by each meter;
-    `names` labels the traces (default: the meter). Without a window, the title says so."""
+    `names` labels the traces (default: the meter); `band` = (low, high, text) shades where
+    the threshold must lie (low None: from 0). Without a window, the title says so."""
     if meters is None:
         meters = [c for c in frame.columns if str(c).startswith("request_tokens")] or [
             c for c in frame.columns if str(c).startswith("surface_tokens")]
@@ -254,6 +256,12 @@ def context_fill_figure(frame: pd.DataFrame, *, context_window: float | None,
         if threshold:
             lines.append((threshold * 100.0 / context_window, "#ff7f0e",
                           f"{threshold_label} {threshold:,.0f} ({threshold * 100.0 / context_window:.0f} %)"))
+        if band is not None:
+            low, high, text = band
+            shapes.append(dict(type="rect", xref="paper", yref="y", x0=0, x1=1,
+                               y0=(low or 0) * 100.0 / context_window,
+                               y1=high * 100.0 / context_window, name=text, layer="below",
+                               fillcolor="rgba(255, 127, 14, 0.15)", line=dict(width=0)))
         for y, color, text in lines:
             shapes.append(dict(type="line", xref="paper", yref="y", x0=0, x1=1, y0=y, y1=y,
                                name=text, line=dict(color=color, width=1.5, dash="dash")))

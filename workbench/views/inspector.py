@@ -112,6 +112,7 @@ class Inspector(Panel):
                                       layout=widgets.Layout(width="320px"))
         self.save = widgets.Button(description="save JSON", tooltip="write the rebuilt request "
                                    "at the selected model call as JSON")
+        self.save_path.add_class("wb-save-path")
         self.save.add_class("wb-save-request")
         self.saved = widgets.HTML("")
         self.save.on_click(lambda _b: self._save_clicked())

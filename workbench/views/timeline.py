@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from workbench.core.compaction.threshold import PressureSettings
+from workbench.core.compaction.threshold import (ImpliedThreshold, PressureSettings,
+                                                  implied_threshold)
 from workbench.core.tokens.measure import measure_totals
 from workbench.core.tokens.meters import get_meter
 from workbench.views.data import AUTO_METER_EVENTS, ViewData, view_data
@@ -62,6 +63,10 @@ class TokenTimeline(FigurePanel):
                          times_ms=self.data.times_ms)
 
 
+MEASURE_LABEL = "dsh measure (what DSH compares with the threshold)"
+"""Legend of the dsh series when it is DSH's own `measure()` over the whole log."""
+
+
 def request_tokens(session: Session, frame: pd.DataFrame, meters: Sequence[str], *,
                    replay_limit: int = AUTO_METER_EVENTS) -> tuple[pd.DataFrame, list[str]]:
     """The request's size after every event, by each meter, as ``request_tokens_<meter>``
@@ -82,7 +87,7 @@ def request_tokens(session: Session, frame: pd.DataFrame, meters: Sequence[str],
                 if 0 < n <= replay_limit else ([], None)
             if n and len(totals) == n:
                 out["request_tokens_dsh"] = np.asarray(totals, dtype=np.float64)
-                labels.append("dsh measure (what DSH compares with the threshold)")
+                labels.append(MEASURE_LABEL)
                 continue
             if totals:    # the meter refused the log part-way: its measure up to there
                 values = np.full(n, np.nan)
@@ -126,13 +131,33 @@ class ContextFill(FigurePanel):
         frame, labels = request_tokens(session, frame, names)
         window = self.data.context_window
         self.threshold = self.settings.threshold(window, self.data.max_tokens)
+        self.implied = self._implied(session, frame, labels, names)
         label = f"threshold ({self.settings.describe()})"
         title = "Context fill: the request (tools + surface) as a share of the context window"
-        if window and self.threshold is None:
+        implied = self.implied
+        if implied is not None and not (self.threshold is not None and (
+                implied.low is None or implied.low < self.threshold) and self.threshold <= implied.high):
+            title += (f"<br>{implied.describe()}, which the {self.settings.describe()} "
+                      "do not give")
+        elif window and self.threshold is None:
             title += f" · no pressure compaction with {self.settings.describe()}"
         figure = context_fill_figure(frame, context_window=window, threshold=self.threshold,
                                      meters=[f"request_tokens_{m}" for m in names],
                                      names=labels, threshold_label=label, cursor=state.step,
-                                     title=title, x_range=self.data.x_range())
+                                     title=title, x_range=self.data.x_range(),
+                                     band=None if implied is None else (
+                                         implied.low, implied.high, implied.describe()))
         super().__init__(state, figure, own_state=own, css_class="wb-context-fill",
                          times_ms=self.data.times_ms)
+
+    @staticmethod
+    def _implied(session: Session, frame: pd.DataFrame, labels: list[str],
+                 names: list[str]) -> ImpliedThreshold | None:
+        """The threshold the log's pressure compactions imply, read from DSH's measure (None
+        when the measure was not replayed in full)."""
+        if "dsh" not in names or not labels[names.index("dsh")].startswith(MEASURE_LABEL):
+            return None
+        starts = [r.start_seq for r in session.compactions.records
+                  if r.trigger.kind == "pressure"]
+        types = frame["type"].astype("string").fillna("").tolist()
+        return implied_threshold(types, frame["request_tokens_dsh"].astype(int).tolist(), starts)

@@ -4,11 +4,14 @@
 ``threshold = floor(min(ctxWindow × thresholdRatio, pressureBudget))``; a budget ≤ 0 means no
 pressure compaction ever (None). The ratio and headroom are deployment settings that the log does
 not record (§10 item 10): callers pass them as assumptions and show them as such; `maxTokens`
-is the logged `request/header.header.config.maxTokens` when there is one.
+is the logged `request/header.header.config.maxTokens` when there is one. `implied_threshold`
+reads the bounds the log's own pressure decisions put on the threshold, so assumed settings can
+be checked against the log.
 """
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 DEFAULT_RATIO = 0.8
@@ -35,3 +38,40 @@ class PressureSettings:
     def describe(self) -> str:
         return (f"assumed thresholdRatio {self.threshold_ratio:g}, headroomTokens "
                 f"{self.headroom_tokens:,}")
+
+
+@dataclass(frozen=True, slots=True)
+class ImpliedThreshold:
+    """What a log's own pressure decisions say about the threshold DSH used (§5.8: compact iff
+    the pre-step measure ≥ threshold): ``low < threshold ≤ high``, from the largest measure at a
+    pre-step point that went on to its step and the smallest measure right before a pressure
+    `compaction/start`; `low` is None when no pre-step stayed quiet."""
+
+    low: int | None
+    high: int
+
+    def describe(self) -> str:
+        low = f"{self.low + 1:,}" if self.low is not None else "?"
+        return f"threshold implied by this log's pressure compactions: {low}–{self.high:,}"
+
+
+PRE_STEP_AFTER = ("turn/start", "step/end")
+"""A pre-step pressure check runs after these events, before the next ``step/start`` (§5.8)."""
+
+
+def implied_threshold(types: Sequence[str], totals: Sequence[int],
+                      pressure_starts: Sequence[int]) -> ImpliedThreshold | None:
+    """The threshold bounds a log's pressure compactions imply (None: no pressure compaction,
+    or decisions no single threshold explains, e.g. settings changed mid-session). `types[i]`
+    is the type of event `i`, `totals[i]` the measure right after it, `pressure_starts` the
+    seqs of the pressure compactions' `compaction/start`."""
+    fired = [totals[s - 1] for s in pressure_starts if 0 < s <= len(totals)]
+    if not fired:
+        return None
+    n = min(len(types) - 1, len(totals))
+    quiet = [totals[i] for i in range(n)
+             if types[i] in PRE_STEP_AFTER and types[i + 1] == "step/start"]
+    high, low = min(fired), max(quiet) if quiet else None
+    if low is not None and low >= high:
+        return None
+    return ImpliedThreshold(low, high)
