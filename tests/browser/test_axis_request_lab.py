@@ -50,8 +50,9 @@ def test_time_axis_toggle_switches_every_chart_and_they_still_line_up(lab, brows
         assert max(xs) - min(xs) <= 2, (seq, xs)
     cursors = [page.evaluate(CURSOR_X, sel) for sel in CHARTS]     # the step, as a time
     assert len(set(cursors)) == 1 and str(cursors[0]).startswith(_iso(session, 148)[:16])
-    ticks = page.locator(".wb-bracket-chart .xtick text").all_inner_texts()
-    assert ticks and all(":" in t or any(m in t for m in ("Dec", "Jan", "Nov")) for t in ticks)
+    ticks = page.evaluate("() => Array.from(document.querySelectorAll("
+                          "'.wb-bracket-chart .xtick text')).map((n) => n.textContent)")
+    assert ticks and all(":" in t for t in ticks), ticks          # clock times, not seqs
     sizes = page.evaluate(WIDTHS)
     assert all(w >= 0.9 * sizes["widget"] for w in sizes["figures"]), sizes
     page.locator(".wb-axis button", has_text="x: seq").click()

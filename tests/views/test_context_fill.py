@@ -104,13 +104,14 @@ def test_the_logs_pressure_decisions_bound_the_threshold(name: str) -> None:
     assert implied is not None and implied.low is not None
     assert implied.low < THRESHOLD <= implied.high
     title = default.figure.layout.title.text
-    assert implied.describe() in title and "do not give" in title
+    assert implied.describe() in title and "give no threshold, not one in between" in title
     assert any(s.type == "rect" and s.name == implied.describe()
                for s in default.figure.layout.shapes)
     matching = ContextFill(session, meters=("dsh",),
                            settings=PressureSettings(threshold_ratio=0.75, headroom_tokens=1024))
     assert matching.threshold == THRESHOLD
-    assert "do not give" not in matching.figure.layout.title.text
+    assert implied.admits(THRESHOLD) and not implied.admits(THRESHOLD + implied.high)
+    assert "not one in between" not in matching.figure.layout.title.text
 
 
 def test_no_pressure_compaction_implies_nothing() -> None:
@@ -121,3 +122,38 @@ def test_no_pressure_compaction_implies_nothing() -> None:
     types = ["turn/start", "step/start", "step/end", "compaction/start"]
     assert implied_threshold(types, [10, 10, 30, 30], [3]).high == 30
     assert implied_threshold(types, [40, 40, 30, 30], [3]) is None     # quiet above fired
+
+
+def _corpus_logs() -> list[Path]:
+    root = CORPUS.parent
+    repo_samples = Path(__file__).resolve().parents[2] / "sample_logs"
+    return sorted(root.glob("*/*.jsonl*")) + sorted(repo_samples.glob("*.jsonl*"))
+
+
+def test_the_series_equals_a_token_meter_measuring_after_every_event() -> None:
+    """`measure_series` (state events only, surface from the one pass) gives, at every seq, what
+    a `TokenMeter` replay of every event measures, and stops where the meter refuses a log."""
+    import workbench
+    from workbench.core.tokens.measure import TokenMeter
+    from workbench.errors import MeterError
+    from workbench.views.timeline import MEASURE_LABEL
+    logs = [p for p in _corpus_logs() if p.stat().st_size > 0]
+    if not any(CORPUS.parent in p.parents for p in logs):
+        pytest.skip("the shared corpus is absent (../shared/corpus)")
+    for path in logs:
+        session = workbench.load(path)
+        if not len(session):
+            continue
+        meter, reference = TokenMeter(version=session.version), []
+        try:
+            for event in session.events:
+                meter.fold(event)
+                reference.append(meter.measure().total_tokens)
+        except MeterError:
+            pass          # the series must stop where the meter did
+        frame, labels = request_tokens(session, view_data(session).timeline_frame, ["dsh"])
+        got = frame["request_tokens_dsh"].to_numpy()
+        assert got[:len(reference)].tolist() == [float(x) for x in reference], path.name
+        assert np.isnan(got[len(reference):]).all(), path.name
+        assert (labels[0] == MEASURE_LABEL) == (len(reference) == len(session)), path.name
+    assert len(logs) > 100

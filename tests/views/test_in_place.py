@@ -180,7 +180,8 @@ def test_context_fill_draws_each_meter_against_the_threshold():
     assert any(n.startswith("threshold (assumed thresholdRatio 0.75") for n in lines)
     default = Workbench(session, meters=("dsh",))      # spec defaults: headroom 65,536 > window
     assert default.context_fill.threshold is None
-    assert "no pressure compaction with assumed" in default.context_fill.figure.layout.title.text
+    assert "thresholdRatio 0.8, headroomTokens 65,536 give no threshold" in \
+        default.context_fill.figure.layout.title.text
 
 
 def test_every_figure_shares_the_x_axis_and_switches_to_time(session):

@@ -168,7 +168,7 @@ def test_token_timeline_cursor_follows_the_step_and_clicks_move_it(session):
     state.step = 22
     assert timeline.cursor == 22
     names = [t.name for t in timeline.figure.data]
-    assert names == ["surface_tokens_dsh", "provider prompt"]
+    assert names == ["dsh surface", "provider prompt"]
     window = [s for s in timeline.figure.layout.shapes if s.name == "context window"]
     assert window[0].y0 == 20000
     bands = [s for s in timeline.figure.layout.shapes if s.type == "rect"]

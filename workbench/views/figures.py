@@ -131,7 +131,9 @@ def token_timeline_figure(frame: pd.DataFrame, *, x: str = "seq",
     fig = go.Figure()
     for i, column in enumerate(meters):
         tx, ty = thin(xs, _numeric(frame, column), max_points)
-        fig.add_trace(go.Scatter(x=tx, y=ty, mode="lines", name=escape(column),
+        label = (f"{str(column).removeprefix('surface_tokens_')} surface"
+                 if str(column).startswith("surface_tokens_") else str(column))
+        fig.add_trace(go.Scatter(x=tx, y=ty, mode="lines", name=escape(label),
                                    line=dict(shape="hv", color=METER_COLORS[i % len(METER_COLORS)]),
                                    hovertemplate="seq %{x}<br>%{y:,} tokens<extra>%{fullData.name}"
                                                  "</extra>"))

@@ -18,7 +18,7 @@ import pandas as pd
 
 from workbench.core.compaction.threshold import (ImpliedThreshold, PressureSettings,
                                                   implied_threshold)
-from workbench.core.tokens.measure import measure_totals
+from workbench.core.tokens.measure_series import measure_series
 from workbench.core.tokens.meters import get_meter
 from workbench.views.data import AUTO_METER_EVENTS, ViewData, view_data
 from workbench.views.figure_panel import FigurePanel
@@ -67,6 +67,20 @@ MEASURE_LABEL = "dsh measure (what DSH compares with the threshold)"
 """Legend of the dsh series when it is DSH's own `measure()` over the whole log."""
 
 
+def _measure(session: Session, frame: pd.DataFrame,
+             surface: np.ndarray) -> tuple[np.ndarray, str | None]:
+    """DSH's measure after every event (`measure_series`), from the one pass's scan."""
+    scan = session.scan
+    turn, step = scan.turn, scan.step
+    types = frame["type"].astype("string").fillna("").tolist()
+
+    def step_of(seq: int) -> tuple[object, object]:
+        return turn[seq], step[seq]
+
+    return measure_series(types, np.nan_to_num(surface).astype(np.int64), session.prices,
+                          session.events.__getitem__, step_of, version=session.version)
+
+
 def request_tokens(session: Session, frame: pd.DataFrame, meters: Sequence[str], *,
                    replay_limit: int = AUTO_METER_EVENTS) -> tuple[pd.DataFrame, list[str]]:
     """The request's size after every event, by each meter, as ``request_tokens_<meter>``
@@ -82,19 +96,14 @@ def request_tokens(session: Session, frame: pd.DataFrame, meters: Sequence[str],
     for meter in meters:
         surface = frame[f"surface_tokens_{meter}"].astype("Float64").to_numpy(
             dtype=np.float64, na_value=np.nan)
+        if meter == "dsh" and 0 < n <= replay_limit:
+            values, error = _measure(session, frame, surface)
+            out["request_tokens_dsh"] = values
+            stop = int(np.isnan(values).argmax()) if np.isnan(values).any() else n
+            labels.append(MEASURE_LABEL if error is None else
+                          f"dsh measure (stops at seq {stop}: {error})")
+            continue
         if meter == "dsh":
-            totals, error = measure_totals(session.events, version=session.version) \
-                if 0 < n <= replay_limit else ([], None)
-            if n and len(totals) == n:
-                out["request_tokens_dsh"] = np.asarray(totals, dtype=np.float64)
-                labels.append(MEASURE_LABEL)
-                continue
-            if totals:    # the meter refused the log part-way: its measure up to there
-                values = np.full(n, np.nan)
-                values[:len(totals)] = totals
-                out["request_tokens_dsh"] = values
-                labels.append(f"dsh measure (stops at seq {len(totals)}: {error})")
-                continue
             out["request_tokens_dsh"] = surface
             labels.append("dsh surface only (tools not counted: log too long to replay "
                           "DSH's measure)" if n > replay_limit else "dsh surface")
@@ -135,10 +144,10 @@ class ContextFill(FigurePanel):
         label = f"threshold ({self.settings.describe()})"
         title = "Context fill: the request (tools + surface) as a share of the context window"
         implied = self.implied
-        if implied is not None and not (self.threshold is not None and (
-                implied.low is None or implied.low < self.threshold) and self.threshold <= implied.high):
-            title += (f"<br>{implied.describe()}, which the {self.settings.describe()} "
-                      "do not give")
+        if implied is not None and not implied.admits(self.threshold):
+            given = "no threshold" if self.threshold is None else f"{self.threshold:,}"
+            title += (f"<br>{implied.describe()}; the {self.settings.describe()} give "
+                      f"{given}, not one in between")
         elif window and self.threshold is None:
             title += f" · no pressure compaction with {self.settings.describe()}"
         figure = context_fill_figure(frame, context_window=window, threshold=self.threshold,

@@ -51,8 +51,13 @@ class ImpliedThreshold:
     high: int
 
     def describe(self) -> str:
-        low = f"{self.low + 1:,}" if self.low is not None else "?"
-        return f"threshold implied by this log's pressure compactions: {low}–{self.high:,}"
+        quiet = (f", quiet pre-steps peaked at {self.low:,}" if self.low is not None else "")
+        return f"pressure compactions fired at ≥ {self.high:,} tokens{quiet}"
+
+    def admits(self, threshold: int | None) -> bool:
+        """Whether `threshold` explains every pressure decision of the log."""
+        return threshold is not None and threshold <= self.high and (
+            self.low is None or self.low < threshold)
 
 
 PRE_STEP_AFTER = ("turn/start", "step/end")

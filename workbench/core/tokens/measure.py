@@ -282,19 +282,4 @@ def measure_log(events: Sequence[dict], *, version: int, after_seqs: Sequence[An
     return out
 
 
-def measure_totals(events: Sequence[dict], *, version: int) -> tuple[list[int], str | None]:
-    """`measure().totalTokens` right after every event of `events` (what DSH compares with the
-    compaction threshold, v4 §5.8), from one replay. A log the meter refuses stops the replay:
-    the totals cover the events before it, and the meter's message is returned beside them."""
-    meter = TokenMeter(version=version)
-    totals: list[int] = []
-    for event in events:
-        try:
-            meter.fold(event)
-            totals.append(meter.measure(nodes=False).total_tokens)
-        except MeterError as exc:
-            return totals, str(exc)
-    return totals, None
-
-
-__all__ = ["Baseline", "Measurement", "TokenMeter", "measure_log", "measure_totals", "usage_total"]
+__all__ = ["Baseline", "Measurement", "TokenMeter", "measure_log", "usage_total"]
