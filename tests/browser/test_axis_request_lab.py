@@ -41,7 +41,7 @@ def test_time_axis_toggle_switches_every_chart_and_they_still_line_up(lab, brows
     assert page.evaluate(AXIS_TYPES, list(CHARTS)) == ["linear"] * 3
     page.locator(".wb-axis button", has_text="x: time (UTC)").click()
     page.wait_for_function(f"() => ({AXIS_TYPES})({json.dumps(list(CHARTS))})"
-                           ".every((t) => t === 'date')", timeout=30_000)
+                           ".every((t) => t === 'date')", timeout=90_000)
     page.locator(".wb-workbench .wb-token-timeline").first.scroll_into_view_if_needed()
     page.wait_for_timeout(800)
     page.screenshot(path=str(screenshots / "time-axis.png"))
@@ -57,7 +57,7 @@ def test_time_axis_toggle_switches_every_chart_and_they_still_line_up(lab, brows
     assert all(w >= 0.9 * sizes["widget"] for w in sizes["figures"]), sizes
     page.locator(".wb-axis button", has_text="x: seq").click()
     page.wait_for_function(f"() => ({AXIS_TYPES})({json.dumps(list(CHARTS))})"
-                           ".every((t) => t === 'linear')", timeout=30_000)
+                           ".every((t) => t === 'linear')", timeout=90_000)
     xs = [page.evaluate(DATA_PIXEL, [sel, 148]) for sel in CHARTS]
     assert max(xs) - min(xs) <= 2, xs
     assert errors == [] and browser.offsite == []
@@ -81,7 +81,7 @@ def test_request_view_copies_and_saves_the_rebuilt_request(lab, browser, screens
     page.context.grant_permissions(["clipboard-read", "clipboard-write"],
                                    origin=lab.notebook_url("request.ipynb").split("/lab")[0])
     pane = page.locator(".wb-request-pane").first
-    pane.wait_for(timeout=30_000)
+    pane.wait_for(timeout=90_000)
     pane.scroll_into_view_if_needed()
     totals = page.locator(".wb-request-pane .wb-totals").first.inner_text()
     assert "context window 20,000" in totals and "total" in totals and "tools" in totals
@@ -95,7 +95,7 @@ def test_request_view_copies_and_saves_the_rebuilt_request(lab, browser, screens
     page.locator(".wb-save-request").first.click()
     page.wait_for_function("() => Array.from(document.querySelectorAll('.widget-html'))"
                            ".some((n) => n.innerText.startsWith('wrote saved-request.json'))",
-                           timeout=30_000)
+                           timeout=90_000)
     saved = json.loads((lab.root / "saved-request.json").read_text(encoding="utf-8"))
     assert saved == expected == copied
     page.wait_for_timeout(300)

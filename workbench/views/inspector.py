@@ -184,5 +184,6 @@ class Inspector(Panel):
                     'request as JSON">copy JSON</button><pre data-copy-id="request" '
                     f'hidden>{escape(text)}</pre>' if len(text) <= COPY_LIMIT else
                     '<span class="wb-more">too large to copy here: save it as JSON</span>')
-            self.request.html = (copy + totals_html(totals, self.meters, self.data.context_window)
-                                 + request_html(request_sections(request), title=title))
+            self.request.html = (f'<div class="wb-title">{escape(title)} {copy}</div>'
+                                 + totals_html(totals, self.meters, self.data.context_window)
+                                 + request_html(request_sections(request)))

@@ -152,7 +152,8 @@ def request_html(sections: Mapping[str, Any], *, title: str = "",
     messages), each message its own collapsible entry with a one-line summary. Bodies are
     indented JSON text (`pretty_json`, strings cut at `max_string`; the inspector's raw JSON of
     the event shows any one message in full)."""
-    parts = [f'<div class="wb-request"><div class="wb-title">{escape(title)}</div>']
+    parts = ['<div class="wb-request">'
+             + (f'<div class="wb-title">{escape(title)}</div>' if title else "")]
     for name, value in sections.items():
         size = f" ({len(value)})" if isinstance(value, (list, dict)) else ""
         if name == "messages" and isinstance(value, list):
