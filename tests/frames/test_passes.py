@@ -20,6 +20,8 @@ from workbench.io import store
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_logs" / "multi-day__session.v4.jsonl.zstd"
 REAL = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "dsh-real-v4"
 LOGS = [SAMPLE] + (sorted(REAL.glob("*.jsonl*"))[:2] if REAL.is_dir() else [])
+V0 = REAL.parent / "dsh-0.1.2-v0" / "dev-long-auto-compaction__session.jsonl"
+AUDITED = LOGS + ([V0] if V0.is_file() else [])
 
 
 @pytest.fixture
@@ -68,3 +70,20 @@ def test_compactions_df_makes_no_second_pass(path: Path, counted: dict) -> None:
     session = workbench.load(path)
     session.compactions_df()
     assert counted["n"] < len(session) // 4, (counted["n"], len(session))
+
+
+
+@pytest.mark.parametrize("path", AUDITED, ids=[p.name for p in AUDITED])
+def test_cli_audit_parses_the_log_once(path: Path, counted: dict,
+                                       capsys: pytest.CaptureFixture) -> None:
+    """`workbench audit` (checks, lost-fact probes, citations, re-fetches, ledger) reads what it
+    needs during the load's own pass: a handful of reparses at most, never a second pass."""
+    import json
+
+    from workbench.cli.main import main
+    code = main(["audit", "--json", str(path)])
+    reads = counted["n"]
+    out = json.loads(capsys.readouterr().out)
+    assert code in (0, 1) and out["compactions"] and out["quality"]["compactions"]
+    events = len(workbench.load(path))
+    assert events > 100 and reads < events // 10, (reads, events)

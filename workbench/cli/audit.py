@@ -25,7 +25,7 @@ from typing import Any
 
 from workbench.cli.common import add_meter, defects_code, load_or_exit, usage_error
 from workbench.core.compaction.audit import AuditReport, CompactionAudit, audit_log
-from workbench.core.compaction.brackets import compactions
+from workbench.core.compaction.ride import AuditRide
 from workbench.core.quality import analyse, node_pricer, price_table, session_totals
 from workbench.core.tokens.meters import parse_meter_names
 from workbench.errors import MeterError, PriceError
@@ -64,13 +64,16 @@ def parse_prices(text: str | None) -> Any:
     return price_table({"cache_hit": hit, "cache_miss": miss, "output": out})
 
 
-def quality_json(log: Any, found: Any, meters: tuple[str, ...], prices: Any) -> dict[str, Any]:
-    """The compaction-quality part of the report (module doc)."""
+def quality_json(log: Any, found: Any, meters: tuple[str, ...], prices: Any,
+                 reader: Any = None) -> dict[str, Any]:
+    """The compaction-quality part of the report (module doc); `reader`: the node facts read
+    during the load (`AuditRide`)."""
     version = rules_for(log.format_version)
     quality = analyse(log.events, version=version, timeline=found.timeline,
-                      records=found.records)
+                      records=found.records, reader=reader)
+    attempts = None if found.facts is None else found.facts.attempts
     rows = quality.ledger(node_pricer(log.events, version=version, timeline=found.timeline,
-                                      dsh=found.price), meters, prices)
+                                      dsh=found.price), meters, prices, attempts)
     citations = {c.index: c for c in quality.citations}
     out = []
     for index, record in enumerate(found.records):
@@ -247,12 +250,13 @@ def run(args: argparse.Namespace) -> int:
         meters, prices = parse_meter_names(args.meter), parse_prices(args.prices)
     except (MeterError, PriceError) as exc:
         return usage_error(args, str(exc))
-    log = load_or_exit("audit", args.path)
+    ride = AuditRide()
+    log = load_or_exit("audit", args.path, feeders=(ride.start,))
     if isinstance(log, int):
         return log
-    found = compactions(log.events, version=log.format_version or 0)
+    found, reader = ride.finish(log)
     report = audit_log(log, found=found)
-    quality = quality_json(log, found, meters, prices)
+    quality = quality_json(log, found, meters, prices, reader)
     if args.json:
         print(stringify(report.as_json() | {"quality": quality}))
     elif sys.stdout.isatty():

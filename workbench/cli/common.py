@@ -48,12 +48,12 @@ def say(command: str, path: Any, message: str) -> None:
           file=sys.stderr)
 
 
-def load_or_exit(command: str, path: str) -> Any:
+def load_or_exit(command: str, path: str, feeders: Any = ()) -> Any:
     """The loaded `Log`, or the exit code 2 after one line on stderr (missing, unreadable,
-    refused, or no session header at all)."""
+    refused, or no session header at all); `feeders` ride on the load (`core.load.Feeder`)."""
     from workbench.core.load import load_log
     try:
-        log = load_log(path)
+        log = load_log(path, feeders=feeders)
     except (WorkbenchError, OSError) as exc:
         say(command, path, exc.strerror if isinstance(exc, OSError) and exc.strerror else exc)
         return EXIT_UNUSABLE

@@ -357,7 +357,7 @@ def compactions(events: Sequence[Mapping[str, Any]], *, version: int,
                 ride = partial(iter_attempts, version=version)
         collecting = CollectingEvents(events, version, facts, ride)
         timeline = SurfaceTimeline(collecting, version=version)
-        price = _recorded(collecting.prices, events, version)
+        price = recorded_prices(collecting.prices, events, version)
         if len(collecting.prices) != len(events):   # the fold stopped early: facts incomplete
             facts = None
         elif facts is not None:
@@ -379,7 +379,7 @@ def compactions(events: Sequence[Mapping[str, Any]], *, version: int,
         timeline, price, facts)
 
 
-def _recorded(prices: Sequence[int], events: Sequence[Mapping[str, Any]],
+def recorded_prices(prices: Sequence[int], events: Sequence[Mapping[str, Any]],
               version: int) -> Callable[[int], int]:
     """Price by seq: recorded ones by index, any other (an unfinished pass) computed."""
     fallback = price_cache(events, version=version)

@@ -58,17 +58,18 @@ class EventFacts:
     """What the audit reads from each fed event (module doc)."""
 
     def __init__(self, events: Sequence[Mapping[str, Any]], *, version: int,
-                 texts: bool = True, texts_before: int = 0) -> None:
+                 texts: bool = True, texts_before: int = 0, size: int | None = None) -> None:
         self.events = events
         self.version = version
         self.texts_before = texts_before
-        n = len(events)
+        n = len(events) if size is None else size
         self.delta = array("i", bytes(4 * n))
         self.message = array("i", [UNREAD]) * n
         self.misplaced: set[int] = set()
         self.rewritten: set[int] = set()
         self.headers: list[int] = []
         self.node_types = message_types(version)
+        self.texts = texts
         self._text_start = array("i", [-1]) * n if texts else array("i")
         self._text_end = array("i", bytes(4 * n)) if texts else array("i")
         self._text_chars = array("i", bytes(4 * n)) if texts else array("i")
@@ -91,11 +92,27 @@ class EventFacts:
         return cls(events, version=version, texts=bool(summaries),
                    texts_before=summaries[-1] if summaries else 0)
 
+    @classmethod
+    def growing(cls, events: Sequence[Mapping[str, Any]], *, version: int,
+                texts: bool) -> EventFacts:
+        """Facts fed while the log is loaded (`ride.AuditRide`, `frames.source.LogPass`):
+        `events` is the store as it grows, each event is fed once with `feed` in seq order
+        (arrays grow with it); `texts` keeps the probe facts of every message."""
+        return cls(events, version=version, texts=texts, texts_before=1 << 62 if texts else 0,
+                   size=0)
+
+    @property
+    def count(self) -> int:
+        """Events the per-seq arrays cover."""
+        return len(self.message)
+
     # -- feeding -------------------------------------------------------------------------------
 
     def feed(self, seq: int, event: Mapping[str, Any], price: int | None = None) -> None:
-        """The event at `seq` of an in-order pass over the whole log (see `for_log`); `price`
-        is its node price when known."""
+        """The event at `seq` of an in-order pass over the whole log (see `for_log`, `growing`);
+        `price` is its node price when known."""
+        if seq >= len(self.message):
+            self._grow(seq + 1)
         kind = event.get("type") if type(event) is dict else None
         if kind in self.node_types:
             self.node(seq, event, text=seq < self.texts_before, price=price)
@@ -103,6 +120,23 @@ class EventFacts:
             self.header(seq, event)
         elif kind in MARKED_TYPES:
             self.mark(seq, event, kind)
+
+    def _grow(self, n: int) -> None:
+        more = n - len(self.message)
+        if more == 1:
+            self.delta.append(0)
+            self.message.append(UNREAD)
+            if self.texts:
+                self._text_start.append(-1)
+                self._text_end.append(0)
+                self._text_chars.append(0)
+            return
+        self.delta.extend(array("i", bytes(4 * more)))
+        self.message.extend(array("i", [UNREAD]) * more)
+        if self.texts:
+            self._text_start.extend(array("i", [-1]) * more)
+            self._text_end.extend(array("i", bytes(4 * more)))
+            self._text_chars.extend(array("i", bytes(4 * more)))
 
     def finish(self) -> None:
         """Every event of the log has been fed, in order."""
@@ -174,7 +208,7 @@ class EventFacts:
 
     def text_of(self, seq: int) -> tuple[int, Sequence[int]] | None:
         """(text length, fact ids) of a message fed with `text=True`, else None."""
-        if not self._text_start or self._text_start[seq] < 0:
+        if not self.texts or not 0 <= seq < len(self._text_start) or self._text_start[seq] < 0:
             return None
         return self._text_chars[seq], self._ids[self._text_start[seq]:self._text_end[seq]]
 

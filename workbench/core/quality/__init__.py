@@ -100,11 +100,14 @@ class Quality:
             level += 1
 
     def ledger(self, price: Callable[[str, Sequence[int]], Sequence[int]],
-               meters: Sequence[str], prices: Any = None) -> list[LedgerRow]:
-        """The cost ledger (`ledger` module doc) by `meters`, priced by `price(meter, seqs)`."""
+               meters: Sequence[str], prices: Any = None,
+               attempts: Sequence[Any] | None = None) -> list[LedgerRow]:
+        """The cost ledger (`ledger` module doc) by `meters`, priced by `price(meter, seqs)`;
+        `attempts`: the model attempts when known (else found here)."""
         from workbench.core.compaction.audit import _attempt_around, model_requests
-        attempts = sorted(model_requests(self.events, version=self.version),
-                          key=lambda a: a.before)
+        if attempts is None:
+            attempts = model_requests(self.events, version=self.version)
+        attempts = sorted(attempts, key=lambda a: a.before)
         befores = [a.before for a in attempts]
         around = [_attempt_around(attempts, befores, r) for r in self.records]
         from workbench.core.compaction.audit import paused_gc
@@ -142,20 +145,22 @@ def node_pricer(events: Sequence[Mapping[str, Any]], *, version: int, timeline: 
 
 
 def analyse(events: Sequence[Mapping[str, Any]], *, version: int, timeline: SurfaceTimeline,
-            records: Sequence[Any]) -> Quality:
-    """Citation audit and re-fetches of every compaction (one in-order read of the nodes).
+            records: Sequence[Any], reader: FactReader | None = None) -> Quality:
+    """Citation audit and re-fetches of every compaction (one in-order read of the nodes not
+    in `reader` yet: a reader fed during the load, `workbench.core.compaction.ride`, has them).
     The cyclic GC is paused meanwhile, as during the load and the audit: the facts are many
     small acyclic containers, and collections would rescan the whole loaded heap again and
     again (6x the extraction's own time on the bench log)."""
     from workbench.core.compaction.audit import paused_gc
     with paused_gc():
-        return _analyse(events, version, timeline, records)
+        return _analyse(events, version, timeline, records, reader)
 
 
 def _analyse(events: Sequence[Mapping[str, Any]], version: int, timeline: SurfaceTimeline,
-             records: Sequence[Any]) -> Quality:
-    stop = log_schema_words(events, seqs_of_type(events, ("request/header",)))
-    reader = FactReader(events, stop)
+             records: Sequence[Any], reader: FactReader | None) -> Quality:
+    if reader is None:
+        reader = FactReader(events, log_schema_words(events,
+                                                     seqs_of_type(events, ("request/header",))))
     hidden = hidden_sets(records)
     spans = windows(records, timeline)
     wanted: set[int] = set()

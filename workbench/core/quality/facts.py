@@ -114,32 +114,62 @@ class FactReader:
         facts = self.facts
         todo = sorted({s for s in seqs if s not in facts.anchors and 0 <= s < len(self.events)})
         for seq, event in read_events(self.events, todo):
-            if not isinstance(event, dict):
-                facts.anchors[seq] = ()
-                continue
-            facts.anchors[seq] = self.keys(event_texts(event))
-            calls, answered = _calls_and_result(_message(event))
-            if calls:
-                facts.calls[seq] = calls
-            if answered is not None:
-                facts.results[seq] = answered
-                facts.result_of.setdefault(answered, seq)
+            self.feed(seq, event)
         return facts
 
+    def feed(self, seq: int, event: Any) -> None:
+        """Read the facts of the event at `seq` (each seq once; `read` and `ride.AuditRide`)."""
+        facts = self.facts
+        if not isinstance(event, dict):
+            facts.anchors[seq] = ()
+            return
+        facts.anchors[seq] = self.keys(event_texts(event))
+        calls, answered = _calls_and_result(_message(event))
+        if calls:
+            facts.calls[seq] = calls
+        if answered is not None:
+            facts.results[seq] = answered
+            facts.result_of.setdefault(answered, seq)
 
-def log_schema_words(events: Sequence[Mapping[str, Any]], header_seqs: Iterable[int]
-                     ) -> frozenset[str]:
-    """Schema words of every tool the log advertises (`request/header` ``data.header.tools``)."""
-    words: set[str] = set()
-    seen: set[str] = set()
-    for _, event in read_events(events, header_seqs):
+    def clear_memo(self) -> None:
+        """Forget the memoised anchors (`stop` changed)."""
+        self._memo.clear()
+
+    def forget(self, seqs: Iterable[int]) -> None:
+        """Drop the anchors of `seqs` (read with an older `stop`) so `read` reads them again
+        (their tool calls and results do not depend on `stop`)."""
+        for seq in seqs:
+            self.facts.anchors.pop(seq, None)
+
+
+class SchemaWords:
+    """Schema words of every tool a log advertises (`request/header` ``data.header.tools``),
+    fed its header events in any order."""
+
+    def __init__(self) -> None:
+        self._words: set[str] = set()
+        self._seen: set[str] = set()
+
+    def feed(self, event: Any) -> None:
         data = event.get("data") if isinstance(event, Mapping) else None
         header = data.get("header") if isinstance(data, Mapping) else None
         tools = header.get("tools") if isinstance(header, Mapping) else None
         if tools is None:
-            continue
+            return
         fingerprint = json.dumps(tools, sort_keys=True, default=str)
-        if fingerprint not in seen:
-            seen.add(fingerprint)
-            words |= schema_words(tools)
-    return frozenset(words)
+        if fingerprint not in self._seen:
+            self._seen.add(fingerprint)
+            self._words |= schema_words(tools)
+
+    @property
+    def words(self) -> frozenset[str]:
+        return frozenset(self._words)
+
+
+def log_schema_words(events: Sequence[Mapping[str, Any]], header_seqs: Iterable[int]
+                     ) -> frozenset[str]:
+    """`SchemaWords` of the header events at `header_seqs`."""
+    words = SchemaWords()
+    for _, event in read_events(events, header_seqs):
+        words.feed(event)
+    return words.words
