@@ -32,7 +32,7 @@ that every exception class defined anywhere in the package is listed here and de
     │   ├── SyntaxRefusal       a v3 or v4 row refused by admission             [io.retired]
     │   └── _Wrapper            a released tool-result wrapper found (internal) [io.retired]
     ├── core: semantics (caught inside core; they become defects or fold errors)
-    │   ├── Violation           a broken v4 relationship/lifecycle rule         [core.lifecycle]
+    │   ├── Violation           a broken v4 relationship/lifecycle rule         [core.lifecycle_values]
     │   ├── RestoreError        a seed the restore stage rejects                [core.restore]
     │   ├── StreamError         an invalid assistant stream record              [core.streams]
     │   ├── SettlementError     a settlement that disagrees with its stream     [core.streams]

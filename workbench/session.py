@@ -206,14 +206,19 @@ class Session(QualityFrames):
     def compactions(self) -> Compactions:
         """Compaction attempts and prunes (`workbench.core.compaction.brackets`)."""
         from workbench.core.compaction.brackets import compactions
+        facts = self._pass.facts
+        if facts is not None and facts.count == len(self):
+            facts.finish()      # collected during the one pass: the audit reads no event again
+        else:
+            facts = None
         return compactions(self.events, version=self.version, timeline=self.timeline,
-                           price=self.price)
+                           price=self.price, facts=facts)
 
     @cached_property
     def audit(self) -> AuditReport:
         """The compaction audit (`workbench.core.compaction.audit`)."""
         from workbench.core.compaction.audit import audit_log
-        return audit_log(self.log, found=self.compactions, attempts=self.attempts)
+        return audit_log(self.log, found=self.compactions, attempts=self.attempts, probes=False)
 
     @property
     def usage(self) -> tuple[UsageSample, ...]:

@@ -22,8 +22,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from workbench.errors import WorkbenchError
-from workbench.io.jsjson import ABSENT, deep_equal, is_neg_zero, is_safe_int, js_str
+from workbench.core.lifecycle_calls import CallRules
+from workbench.core.lifecycle_surface import SurfaceRules
+from workbench.core.lifecycle_values import Violation, array, earlier, get, record, same, text
+from workbench.io.jsjson import ABSENT
 
 _SURFACE = frozenset(("system/message", "user/message", "developer/message", "assistant/message",
                       "tool/result"))
@@ -34,85 +36,15 @@ _RELATIONSHIP_TYPES = _SURFACE | _STEP_EVENTS | frozenset((
     "llm/retry-started", "session/title", "session/title-llm-request", "command/run",
     "command/done", "compaction/start", "compaction/summary", "compaction/end", "compaction/prune",
     "session/end-seed"))
-_MAX = 2**53 - 1
 _PRESCAN = frozenset(("compaction/start", "compaction/end", "session/end-seed"))
-_NOT_STARTED_TEXT = ("The tool call was interrupted before the Harness recorded it as started. "
-                     "Retry it if it is still needed.")
-
 
 RELATIONSHIP_TYPES = _RELATIONSHIP_TYPES
 """The event types the lifecycle looks at (the reference's RELATIONSHIP_TYPES)."""
 
 
-class Violation(WorkbenchError):
-    """A broken relationship with the reference's message."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
-
-
-# -- JavaScript value semantics -----------------------------------------------------------------
-
-def _same(a: Any, b: Any) -> bool:
-    """JavaScript ``a === b`` for JSON values (``ABSENT`` is undefined; objects by identity)."""
-    if a is b:
-        return True
-    ta, tb = type(a), type(b)
-    if (ta is int or ta is float) and (tb is int or tb is float):
-        return a == b
-    if ta is str and tb is str:
-        return a == b
-    return False
-
-
-def _strict_list_equal(a: list, b: Any) -> bool:
-    """``isDeepStrictEqual`` of two number arrays (``-0`` differs from ``0``)."""
-    if type(b) is not list or len(a) != len(b):
-        return False
-    return all(_same(x, y) and is_neg_zero(x) == is_neg_zero(y) for x, y in zip(a, b))
-
-
-def _record(value: Any, subject: str) -> dict:
-    if type(value) is not dict:
-        raise Violation(f"{subject} requires an object")
-    return value
-
-
-def _text(value: Any, subject: str) -> str:
-    if type(value) is not str or not value:
-        raise Violation(f"{subject} requires a nonempty string")
-    return value
-
-
-def _array(value: Any, subject: str) -> list:
-    if type(value) is not list:
-        raise Violation(f"{subject} requires an array")
-    return value
-
-
-def _count(value: Any, label: str) -> Any:
-    if type(value) is int and 0 <= value <= _MAX:
-        return value
-    if not is_safe_int(value) or value < 0 or is_neg_zero(value):
-        raise Violation(f"{label} must be a non-negative safe integer")
-    return value
-
-
-def _earlier(value: Any, seq: Any, subject: str) -> Any:
-    coordinate = _count(value, subject)
-    if coordinate >= seq:
-        raise Violation(f"{subject} must name an earlier event")
-    return coordinate
-
-
-def _get(data: dict, key: str) -> Any:
-    return data.get(key, ABSENT)
-
-
-
-class Lifecycle:
-    """The reference ``Relationships`` state: feed `accept` every known event in seq order."""
+class Lifecycle(CallRules, SurfaceRules):
+    """The reference ``Relationships`` state: feed `accept` every known event in seq order
+    (the tool-call and surface/compaction rules are the `CallRules` and `SurfaceRules` mixins)."""
 
     def __init__(self, event_at: Callable[[int], Any]) -> None:
         self.event_at = event_at
@@ -181,7 +113,7 @@ class Lifecycle:
             if start not in self.orphans:
                 crossing = (seq, self._ordinal, f"{kind} crosses an open compaction")
                 self._ordinal += 1
-                if self._prescan_start is not None and _same(self._prescan_start, start):
+                if self._prescan_start is not None and same(self._prescan_start, start):
                     self._pending_crossings.setdefault(start, []).append(crossing)
                 else:
                     self.violations.append(crossing)
@@ -207,218 +139,6 @@ class Lifecycle:
         if self.tools:
             raise Violation(f"{kind} leaves unresolved tool call {next(iter(self.tools))}")
 
-    def _fold_surface(self, event: Mapping[str, Any], kind: str, seq: Any) -> None:
-        surface, positions = self.surface, self.positions
-        if kind == "system/message" and surface and self.protected_head is ABSENT:
-            raise Violation("system/message requires a protected first surface head")
-        op = event.get("surfaceOp", ABSENT)
-        if type(op) is str and op == "append":
-            if kind == "system/message" and not surface:
-                self.protected_head = seq
-            positions.setdefault(seq, len(surface))
-            surface.append(seq)
-            return
-        operation = _record(op, f"{kind} surfaceOp")
-        first = positions.get(_earlier(_get(operation, "startSeq"), seq, "replacement start"), -1)
-        last = positions.get(_earlier(_get(operation, "endSeq"), seq, "replacement end"), -1)
-        if first < 0 or last < first:
-            raise Violation(f"{kind} replacement range is not on the current surface")
-        removed = surface[first:last + 1]
-        sources = _array(event.get("sourceEventSeqs", ABSENT), "replacement sourceEventSeqs")
-        cited = {s for s in sources if type(s) in (int, float)}
-        if any(s not in cited for s in removed):
-            raise Violation("replacement sourceEventSeqs omit a shadowed surface node")
-        head = self.protected_head
-        if head is not ABSENT and head in removed:
-            if kind != "system/message" or len(removed) != 1:
-                raise Violation("surface replacement cannot shadow the protected system head")
-            self.protected_head = seq
-        for node in removed:
-            positions.pop(node, None)
-        surface[first:last + 1] = [seq]
-        if len(removed) != 1:
-            for index in range(first, len(surface)):
-                positions[surface[index]] = index
-        else:
-            positions[seq] = first
-
-    def _tool(self, event: Mapping[str, Any], kind: str, seq: Any, data: dict) -> None:
-        if kind == "tool/result":
-            op = event.get("surfaceOp")
-            if not (type(op) is str and op == "append"):
-                self._require_turn(kind)
-                return
-        self._require_step(kind, data)
-        tools = self.tools
-        if kind == "assistant/message":
-            message = _record(data.get("message", ABSENT), "assistant message")
-            for block in _array(message.get("content", ABSENT), "assistant content"):
-                if type(block) is not dict:
-                    _record(block, "assistant content block")
-                if block.get("type") != "tool-call":
-                    continue
-                call_id = block.get("id", ABSENT)
-                if type(call_id) is not str or not call_id:
-                    _text(call_id, "tool call id")
-                if call_id in tools:
-                    raise Violation(f"assistant/message repeats advertised tool call {call_id}")
-                tools[call_id] = {"name": block.get("name", ABSENT), "arguments": block.get("arguments", ABSENT),
-                                  "started": False}
-            return
-        if kind == "tool/result":
-            message = _record(data.get("message", ABSENT), "tool result message")
-            call_id = message.get("toolCallId", ABSENT)
-        else:
-            message = None
-            call_id = data.get("callId", ABSENT)
-        if type(call_id) is not str or not call_id:
-            _text(call_id, "tool call id")
-        pending = tools.get(call_id)
-        if pending is None:
-            raise Violation(f"{kind} {call_id} has no advertised tool lifecycle")
-        if message is None:
-            if (pending["started"] or not _same(pending["name"], _get(data, "name"))
-                    or not _same(pending["arguments"], _get(data, "arguments"))):
-                raise Violation(f"tool/call {call_id} does not match one advertised tool call")
-            pending["started"] = True
-        else:
-            if not pending["started"] and not _not_started_repair(event, data, message, call_id):
-                raise Violation(f"tool/result {call_id} is not the exact TOOL_NOT_STARTED repair")
-            del self.tools[call_id]
-
-    def _developer(self, event: Mapping[str, Any], kind: str, seq: Any, data: dict) -> None:
-        if "headerSeq" not in data:
-            return
-        header_seq = _earlier(data["headerSeq"], seq, "developer/message headerSeq")
-        header_event = self.event_at(int(header_seq))
-        if type(header_event) is not dict or header_event.get("type") != "request/header":
-            raise Violation("developer/message headerSeq must reference an earlier request/header")
-        header = _record(_record(header_event.get("data", ABSENT), "request/header data").get("header", ABSENT),
-                         "request header")
-        tools = header.get("tools")
-        content = _array(_get(_record(_get(data, "message"), "developer message"), "content"), "developer content")
-        shown = int(header_seq)
-        for value in content:
-            if type(value) is not dict or value.get("type") != "tool-addition":
-                continue
-            name = value.get("toolName", ABSENT)
-            definitions = [t for t in tools if type(t) is dict and _same(t.get("name", ABSENT), name)] \
-                if type(tools) is list else []
-            if len(definitions) != 1:
-                raise Violation(f'developer/message tool-addition "{js_str(name)}" must name exactly one tool '
-                                 f"in headerSeq {shown}")
-            definition = definitions[0]
-            if type(definition.get("description")) is not str or type(definition.get("parameters")) is not dict:
-                raise Violation(f'developer/message tool-addition "{js_str(name)}" requires a complete tool '
-                                 f"definition in headerSeq {shown}")
-
-    def _dispatch(self, event: Mapping[str, Any], kind: str, seq: Any, data: dict) -> None:
-        self._require_turn(kind)
-        sub = _text(_get(data, "subCallId"), "PTC subCallId")
-        root = _text(_get(data, "rootCallId"), "PTC rootCallId")
-        parent = _text(_get(data, "parentCallId"), "PTC parentCallId")
-        existing = self.dispatches.get(sub)
-        if existing is not None and not _same(existing["data"].get("rootCallId", ABSENT), root):
-            raise Violation("PTC dispatch changes its rootCallId")
-        if parent != root:
-            owner = self.dispatches.get(parent)
-            if owner is None or not _same(owner["data"].get("rootCallId", ABSENT), root):
-                raise Violation("PTC parentCallId does not belong to rootCallId")
-        if kind == "tool/ptc-dispatch-start":
-            if existing is not None:
-                raise Violation("PTC dispatch repeats subCallId")
-            self.dispatches[sub] = {"data": data, "settled": False}
-            return
-        if existing is None or existing["settled"]:
-            raise Violation("PTC dispatch has no unique start")
-        for key in ("rootCallId", "parentCallId", "name", "arguments"):
-            a, b = existing["data"].get(key, ABSENT), data.get(key, ABSENT)
-            if (a is ABSENT) != (b is ABSENT) or (a is not ABSENT and not deep_equal(a, b)):
-                raise Violation("PTC dispatch does not match its start")
-        existing["settled"] = True
-
-    def _retry(self, event: Mapping[str, Any], kind: str, seq: Any, data: dict) -> None:
-        rid = _text(_get(data, "retryId"), "retryId")
-        attempt = _count(_get(data, "retry"), "retry")
-        if kind == "llm/retry-started":
-            scheduled = next((item for item in self.retries
-                              if _same(item.get("retryId", ABSENT), rid) and _same(item.get("retry", ABSENT), attempt)),
-                             None)
-            if scheduled is None:
-                raise Violation("llm/retry-started pairs no prior scheduled attempt")
-            if not _same(_get(scheduled, "turn"), _get(data, "turn")) or \
-                    not _same(_get(scheduled, "step"), _get(data, "step")):
-                raise Violation("llm/retry-started changes scheduled coordinates")
-            key = (rid, attempt)
-            if key in self.started_retries:
-                raise Violation("llm/retry-started repeats one scheduled attempt")
-            self.started_retries.add(key)
-            return
-        step = self.step if self.step is not None else self.next_step - 1
-        if self.turn is None or not _same(_get(data, "turn"), self.turn) or not _same(_get(data, "step"), step):
-            raise Violation("llm/retry does not match the current turn and step")
-        if not _same(_get(data, "provider"), self.provider):
-            raise Violation("llm/retry provider does not match the open request/header")
-        prior = None
-        for item in reversed(self.retries):
-            if all(_same(item.get(k, ABSENT), data.get(k, ABSENT)) for k in ("turn", "step", "provider", "policyKey")):
-                prior = item
-                break
-        expected = 1 if prior is None else _count(_get(prior, "retry"), "prior retry") + 1
-        if not _same(attempt, expected):
-            raise Violation("llm/retry skips its policy attempt sequence")
-        if (any(_same(item.get("retryId", ABSENT), rid) for item in self.retries) if prior is None
-                else not _same(_get(prior, "retryId"), rid)):
-            raise Violation("llm/retry must keep one retryId per policy chain")
-        self.retries.append(data)
-
-    def _compact(self, event: Mapping[str, Any], kind: str, seq: Any, data: dict) -> None:
-        if kind in ("compaction/prune", "compaction/summary"):
-            self._span(kind, seq, data)
-        if kind == "compaction/prune":
-            return
-        if kind == "compaction/start":
-            if self.compaction is not None:
-                raise Violation("compaction/start overlaps an open compaction")
-            turn = _get(data, "turn")
-            owner = None if turn is None else _count(turn, "compaction turn")
-            if not _same(owner, self.turn):
-                raise Violation("compaction/start does not match the open turn")
-            self.compaction = {"id": _text(_get(data, "compactionId"), "compactionId"),
-                               "command": _get(data, "sourceCommandId"), "turn": owner, "seq": seq,
-                               "summarized": False}
-            return
-        current = self._compaction_owner(data, kind)
-        if not _same(current["turn"], self.turn):
-            raise Violation(f"{kind} does not match the open turn")
-        if kind == "compaction/summary":
-            if current["summarized"]:
-                raise Violation("compaction/summary repeats")
-            current["summarized"] = True
-        else:
-            if not _same(_get(data, "turn"), current["turn"]):
-                raise Violation("compaction/end changes its owner turn")
-            if "error" not in data and not current["summarized"]:
-                raise Violation("successful compaction/end requires one summary")
-            self.compaction = None
-
-    def _compaction_owner(self, data: dict, subject: str) -> dict:
-        current = self.compaction
-        if (current is None or not _same(current["id"], _get(data, "compactionId"))
-                or not _same(current["command"], _get(data, "sourceCommandId"))):
-            raise Violation(f"{subject} has no matching compaction/start")
-        return current
-
-    def _span(self, kind: str, seq: Any, data: dict) -> None:
-        span = _record(_get(data, "shadowedRange"), "compaction shadowedRange")
-        start = self.positions.get(_earlier(_get(span, "start"), seq, "compaction range start"), -1)
-        end = self.positions.get(_earlier(_get(span, "end"), seq, "compaction range end"), -1)
-        seqs = _array(_get(data, "shadowedSeqs"), "compaction shadowedSeqs")
-        if start < 0 or end < start or not _strict_list_equal(self.surface[start:end + 1], seqs):
-            raise Violation(f"{kind} shadowedSeqs do not name an exact current surface span")
-        if self.protected_head is not ABSENT and any(_same(s, self.protected_head) for s in seqs):
-            raise Violation("compaction cannot shadow the protected system head")
-
     def _step_start(self, event: Mapping[str, Any], kind: str, seq: Any, data: dict) -> None:
         turn, step = data.get("turn"), data.get("step")
         kind_turn, kind_step = type(turn), type(step)
@@ -429,14 +149,14 @@ class Lifecycle:
         self.step = self.next_step
 
     def _turn_start(self, event: Mapping[str, Any], kind: str, seq: Any, data: dict) -> None:
-        if self.turn is not None or not _same(_get(data, "turn"), self.next_turn):
+        if self.turn is not None or not same(get(data, "turn"), self.next_turn):
             raise Violation("turn/start does not open the expected turn")
         self.turn = self.next_turn
         self.next_step = 1
         self.tools.clear()
 
     def _turn_end(self, event: Mapping[str, Any], kind: str, seq: Any, data: dict) -> None:
-        if self.turn is None or not _same(_get(data, "turn"), self.turn) or self.step is not None:
+        if self.turn is None or not same(get(data, "turn"), self.turn) or self.step is not None:
             raise Violation("turn/end does not match the open turn with no open step")
         self._close_tools(kind)
         self.turn = None
@@ -450,25 +170,25 @@ class Lifecycle:
 
     def _request_header(self, event: Mapping[str, Any], kind: str, seq: Any, data: dict) -> None:
         self._require_turn(kind)
-        config = _record(_get(_record(_get(data, "header"), "request header"), "config"), "request config")
-        self.provider = _get(config, "provider")
+        config = record(get(record(get(data, "header"), "request header"), "config"), "request config")
+        self.provider = get(config, "provider")
 
     def _request_context(self, event: Mapping[str, Any], kind: str, seq: Any, data: dict) -> None:
         self._require_turn(kind)
 
     def _title(self, event: Mapping[str, Any], kind: str, seq: Any, data: dict) -> None:
-        references = _array(_get(data, "messageSeqs"), "title messageSeqs")
+        references = array(get(data, "messageSeqs"), "title messageSeqs")
         if kind == "session/title":
-            user = _get(_record(_get(data, "source"), "title source"), "kind") == "user"
+            user = get(record(get(data, "source"), "title source"), "kind") == "user"
             if (len(references) == 0) != user:
                 raise Violation("session/title messageSeqs must be empty exactly for a user title")
         seen: set = set()
         for value in references:
-            cited = _earlier(value, seq, "title messageSeqs")
+            cited = earlier(value, seq, "title messageSeqs")
             source = self.event_at(int(cited))
             ok = (cited not in seen and type(source) is dict and source.get("type") == "user/message")
             if ok:
-                title_input = _record(_record(source.get("data", ABSENT), "title input").get("source", ABSENT),
+                title_input = record(record(source.get("data", ABSENT), "title input").get("source", ABSENT),
                                       "title input source")
                 ok = title_input.get("kind") == "user"
             if not ok:
@@ -476,32 +196,32 @@ class Lifecycle:
             seen.add(cited)
         if kind != "session/title-llm-request":
             return
-        messages = _array(_get(data, "messages"), "title messages")
-        message = _record(messages[0] if messages else ABSENT, "title message")
-        content = _array(_get(message, "content"), "title content")
+        messages = array(get(data, "messages"), "title messages")
+        message = record(messages[0] if messages else ABSENT, "title message")
+        content = array(get(message, "content"), "title content")
         block = content[0] if content else ABSENT
         if (not references or len(messages) != 1 or message.get("role") != "user"
-                or _get(_record(_get(message, "source"), "title source"), "kind") != "dsh-session-title-llm"
+                or get(record(get(message, "source"), "title source"), "kind") != "dsh-session-title-llm"
                 or len(content) != 1 or type(block) is not dict or block.get("type") != "text"):
             raise Violation("session/title-llm-request messages do not represent messageSeqs")
 
     def _command_run(self, event: Mapping[str, Any], kind: str, seq: Any, data: dict) -> None:
-        command = _text(_get(data, "commandId"), "commandId")
+        command = text(get(data, "commandId"), "commandId")
         if command in self.commands:
             raise Violation(f"command/run repeats commandId {command}")
         self.commands.add(command)
 
     def _command_done(self, event: Mapping[str, Any], kind: str, seq: Any, data: dict) -> None:
-        if _text(_get(data, "commandId"), "commandId") not in self.commands:
+        if text(get(data, "commandId"), "commandId") not in self.commands:
             raise Violation("command/done has no prior command/run")
         if "sourceEventSeq" in data:
-            source = self.event_at(int(_earlier(data["sourceEventSeq"], seq, "command sourceEventSeq")))
+            source = self.event_at(int(earlier(data["sourceEventSeq"], seq, "command sourceEventSeq")))
             source_type = source.get("type") if type(source) is dict else None
             if data.get("kind") != "success" or source_type in ("command/run", "command/done"):
                 raise Violation("command/done has invalid sourceEventSeq")
 
     def _user_message(self, event: Mapping[str, Any], kind: str, seq: Any, data: dict) -> None:
-        source = _record(_get(data, "source"), "user message source")
+        source = record(get(data, "source"), "user message source")
         op = event.get("surfaceOp")
         if not (type(op) is str and op == "append") and source.get("kind") == "compact-checkpoint":
             self._compaction_owner(source, "compaction checkpoint")
@@ -536,24 +256,6 @@ _HANDLERS: dict[str, Callable[..., None]] = {
     "user/message": Lifecycle._user_message,
     "session/end-seed": Lifecycle._end_seed,
 }
-
-
-def _not_started_repair(event: Mapping[str, Any], data: dict, message: dict, call_id: str) -> bool:
-    """The exact ``TOOL_NOT_STARTED`` closer that may answer a call never started."""
-    error = _record(_get(data, "error"), "not-started error")
-    if (error.get("name") != "ToolNotStartedError" or error.get("code") != "TOOL_NOT_STARTED"
-            or message.get("isError") is not True or "sourceEventSeqs" in event):
-        return False
-    mid = _text(_get(message, "id"), "not-started message id")
-    if mid.startswith(f"forked-tool-result-{call_id}-"):
-        return True
-    prefix = f"interrupted-tool-result-{call_id}-"
-    suffix = mid[len(prefix):]
-    content = _array(_get(message, "content"), "not-started content")
-    block = content[0] if content else ABSENT
-    return (mid.startswith(prefix) and suffix.isascii() and suffix.isdigit()
-            and (suffix == "0" or suffix[0] != "0") and int(suffix) <= 2**53 - 1 and len(content) == 1
-            and type(block) is dict and block.get("type") == "text" and block.get("text") == _NOT_STARTED_TEXT)
 
 
 __all__ = ["Lifecycle", "RELATIONSHIP_TYPES", "Violation"]

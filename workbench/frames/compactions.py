@@ -126,7 +126,6 @@ CompactionSummary: Columns = (
     _col("summary_tokens", "Int64", "price of the checkpoint (or of the framed summary)"),
     _col("compression_ratio", "Float64", "shadowed_tokens / summary_tokens"),
     _col("replacement_landed", "boolean", "the checkpoint replaced the range on the surface"),
-    _col("kept_fraction", "Float64", "share of shadowed facts found verbatim in the summary"),
     _col("summary_preview", "string", "preview of the summary text"),
 )
 """What was summarized, and what it cost and saved."""
@@ -170,7 +169,6 @@ def _compaction_rows(session: FrameSource) -> dict[str, list]:
             "summary_tokens": audit.summary_tokens,
             "compression_ratio": audit.compression_ratio,
             "replacement_landed": r.replacement_landed,
-            "kept_fraction": audit.lost.kept_fraction if audit.lost is not None else None,
             "summary_preview": content_text(r.summary) if r.summary is not None else None,
             "audit_ok": audit.ok, "checks_failed": _failed(audit),
         }

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
+from workbench.core.compaction.eventfacts import EventFacts
 from workbench.core.requests import Attempt, AttemptCollector
 from workbench.core.timeline import SurfaceTimeline, TimelineBuilder
 from workbench.core.tokens.usage import USAGE_TYPES, UsageCollector, UsageSample
@@ -73,8 +74,8 @@ class FrameSource(Protocol):
 
 class LogPass:
     """The one pass a session makes over its events: each event is fed once to the scan, to the
-    surface timeline's fold (`workbench.core.timeline.TimelineBuilder`), and, by type, to the
-    usage and model-call attempt collectors. `workbench.load` hands `Riding.start` to the
+    surface timeline's fold (`workbench.core.timeline.TimelineBuilder`), to the compaction
+    audit's facts (`EventFacts`), and, by type, to the usage and model-call attempt collectors. `workbench.load` hands `Riding.start` to the
     loader, which feeds every event while it scans the log, so the log is parsed once for the
     load and all of these; `run` makes the same pass over a log loaded without it."""
 
@@ -84,15 +85,18 @@ class LogPass:
         self.fold = TimelineBuilder(events, version=version)
         self.usage = UsageCollector(version=version)
         self.attempts = AttemptCollector(version=version)
+        self.facts = EventFacts.growing(events, version=version, texts=False)
         found: list[Attempt] = []
         self._found = found
         scan, fold, use, attempt = self.scanner.feed, self.fold.feed, self.usage.feed, self.attempts.feed
+        audited = self.facts.feed
         usage_types, attempt_types = USAGE_TYPES, self.attempts.types
         count = [0]
 
         def feed(event: Mapping[str, Any]) -> None:
             scan(event)
             fold(event)
+            audited(count[0], event)
             etype = event.get("type")
             if etype in attempt_types:
                 found.extend(attempt(count[0], event))
@@ -119,7 +123,7 @@ class LogPass:
         (the open model-call attempt is closed on a copy of the collector)."""
         open_attempts = copy.deepcopy(self.attempts).finish()
         return Passed(self.scanner.finish(has_times=has_times), self.fold.finish(events),
-                      self.usage.samples(), tuple(self._found + open_attempts))
+                      self.usage.samples(), tuple(self._found + open_attempts), self.facts)
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,6 +134,9 @@ class Passed:
     timeline: SurfaceTimeline
     usage: tuple[UsageSample, ...]
     attempts: tuple[Attempt, ...]
+    facts: EventFacts | None = None
+    """What the compaction audit reads from each event (`core.compaction.eventfacts`, no texts),
+    fed during the same pass."""
 
 
 class Riding:

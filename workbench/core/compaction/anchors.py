@@ -7,8 +7,9 @@ normaliser); `KINDS` lists the kinds in the order they claim text. To add a rule
 scanner builds one alternation from the table, so at each position the first rule that matches
 claims the span (a URL is not also a path, a path is not also an identifier).
 
-What is scanned (`message_texts`): text and reasoning blocks, the *values* of tool-call
-arguments (JSON parsed; keys dropped), and tool results. What is never an anchor:
+What is scanned (`message_texts`; `anchor_texts` owns it and the vocabulary below): text and
+reasoning blocks, the *values* of tool-call arguments (JSON parsed; keys dropped), and tool
+results. What is never an anchor:
 
 * tool-schema vocabulary: tool names and the parameter names of the tools the log advertises
   (`schema_words`), plus `SCHEMA_WORDS` (DSH's own argument names);
@@ -21,8 +22,8 @@ arguments (JSON parsed; keys dropped), and tool results. What is never an anchor
   ``exit code 2``) or with a unit (``30s``, ``512 MB``, ``15%``), and not when it opens a run
   of numbers (``1, 2, 3``: data); its text is ``"<context> <number>"``, context lower-cased.
 
-Commands come from shell-like tool arguments (`COMMAND_KEYS`) and from ``$ ...`` lines. Constraints
-are a *heuristic*: sentences of the user's own messages (role user, source ``user``) with a cue
+Commands come from shell-like tool arguments (`COMMAND_KEYS`) and from ``$ ...`` lines.
+Constraints are a *heuristic*: sentences of the user's own messages (role user, source ``user``) with a cue
 word (`CONSTRAINT_CUES`); whether a summary states one is judged by word overlap, not literally
 (`states`). Every other kind is stated when its text occurs verbatim in the summary.
 
@@ -30,15 +31,18 @@ Each `Anchor` keeps the seq of the event it was born at (the first event that ca
 """
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
-__all__ = ["Anchor", "KINDS", "RULES", "Rule", "anchor_keys", "event_texts", "extract_anchors",
-           "message_texts", "schema_words", "states", "strip_checkpoint", "text_anchors"]
+from workbench.core.compaction.anchor_texts import (
+    BOILERPLATE_SOURCES, COMMAND_KEYS, SCHEMA_WORDS, event_texts, message_texts, schema_words,
+    strip_checkpoint, tool_arguments)
+
+__all__ = ["Anchor", "BOILERPLATE_SOURCES", "COMMAND_KEYS", "KINDS", "RULES", "Rule",
+           "SCHEMA_WORDS", "anchor_keys", "event_texts", "extract_anchors", "message_texts",
+           "schema_words", "states", "strip_checkpoint", "text_anchors", "tool_arguments"]
 
 KINDS = ("path", "command", "error", "identifier", "url", "number", "constraint")
 """Anchor kinds (the frames' `kind` column)."""
@@ -63,13 +67,15 @@ class Anchor:
 class Rule:
     """One extraction rule: `pattern` (one line at a time, no named groups), `group` the group
     holding the anchor (0: the whole match), `normalise` maps the match to the anchor text
-    (None drops the match)."""
+    (None drops the match), `needs` what every line it can match contains (a `_FEATURES` name;
+    None: nothing known): a line without it is scanned without this rule."""
 
     kind: str
     name: str
     pattern: str
     group: int = 0
     normalise: Callable[[re.Match, str], str | None] | None = None
+    needs: str | None = None
 
 
 _EXT = ("py|pyi|js|mjs|cjs|ts|tsx|jsx|json|jsonl|md|rst|txt|log|ya?ml|toml|sh|bash|c|h|cc|cpp|hpp|"
@@ -110,43 +116,46 @@ def _command_line(match: re.Match, _line: str) -> str | None:
 
 
 RULES: tuple[Rule, ...] = (
-    Rule("url", "url", r"https?://[^\s<>\"'`)\]}]+", normalise=_strip_url),
-    Rule("command", "shell-prompt", r"^\s*\$ (\S.*)", normalise=_command_line),
+    Rule("url", "url", r"https?://[^\s<>\"'`)\]}]+", normalise=_strip_url, needs="://"),
+    Rule("command", "shell-prompt", r"^\s*\$ (\S.*)", normalise=_command_line, needs="$"),
     Rule("error", "error-line",
          r"^[ \t]*(?i:error|fatal|panic|traceback|exception|failed)\b[^\n]{0,150}",
          normalise=_error_line),
-    Rule("error", "exit-code", r"\bexit (?:code|status):? ?(\d+)", normalise=_exit_code),
-    Rule("error", "exception-name", r"\b[A-Z]\w*(?:Error|Exception|Warning|Fault)\b"),
-    Rule("error", "error-code", r"\b(?:E[A-Z]{3,}|[A-Z][A-Z0-9]+(?:_[A-Z0-9]+)+)\b"),
-    Rule("path", "dir-path", r"(?<![\w/.:@-])(?:~|\.{1,2})?/?(?:[\w.@+-]+/)+[\w.@+-]*[\w@+-]"),
-    Rule("path", "file-name", rf"\b[\w-]+\.(?:{_EXT})\b"),
+    Rule("error", "exit-code", r"\bexit (?:code|status):? ?(\d+)", normalise=_exit_code,
+         needs="exit"),
+    Rule("error", "exception-name",
+         r"\b[A-Z]\w*+(?:(?<=\wError)|(?<=\wException)|(?<=\wWarning)|(?<=\wFault))\b",
+         needs="exception"),
+    Rule("error", "error-code", r"\b(?:E[A-Z]{3,}|[A-Z][A-Z0-9]+(?:_[A-Z0-9]+)+)\b",
+         needs="upper"),
+    Rule("path", "dir-path",
+         r"(?<![\w/.:@-])(?:~|\.{1,2})?/?(?:[\w.@+-]++/)+[\w.@+-]*[\w@+-]", needs="/"),
+    Rule("path", "file-name", rf"\b[\w-]++\.(?:{_EXT})\b", needs="."),
     Rule("identifier", "uuid",
-         r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b"),
-    Rule("identifier", "hash", r"\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,64}\b"),
+         r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", needs="-"),
+    Rule("identifier", "hash", r"\b(?=[0-9]*+[a-f])(?=[a-f]*+\d)[0-9a-f]{7,64}+\b",
+         needs="digit"),
     Rule("identifier", "code-symbol",
-         r"\b(?:[a-z][a-z0-9]*(?:[A-Z][a-z0-9]*)+|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+"
-         r"|[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+)(?:\(\))?\b"),
+         r"\b(?:[a-z][a-z0-9]*+(?:[A-Z][a-z0-9]*+)++|[A-Z][a-z0-9]++(?:[A-Z][a-z0-9]*+)++"
+         r"|[A-Za-z][A-Za-z0-9]*+(?:_[A-Za-z0-9]++)++)(?:\(\))?\b", needs="upper_"),
     Rule("number", "number-with-context",
-         rf"(?:\b([A-Za-z][A-Za-z_-]{{1,30}})(?: ?[:=] ?| ))?(?<![\w.])(\d+(?:\.\d+)?)"
-         rf"(?: ?({_UNITS})(?![A-Za-z]))?(?![\w.])(?!, ?\d)", normalise=_number),
+         rf"(?:\b([A-Za-z][A-Za-z_-]{{1,30}}+)(?: ?[:=] ?| ))?(?<![\w.])(\d+(?:\.\d+)?)"
+         rf"(?: ?({_UNITS})(?![A-Za-z]))?(?![\w.])(?!, ?\d)", normalise=_number, needs="digit"),
 )
 """Every extraction rule, in precedence order (module doc). Constraints and tool-argument
-commands are not line patterns: see `_constraints` and `COMMAND_KEYS`."""
+commands are not line patterns: see `_constraints` and `COMMAND_KEYS`. Quantifiers are
+possessive where giving back a character can never let the rest match (a word run followed by
+a character outside its class)."""
 
-COMMAND_KEYS = frozenset({"command", "cmd", "script", "shell"})
-"""Tool-call argument names whose string value is a command."""
-
-SCHEMA_WORDS = frozenset({
-    "file_path", "filePath", "sandbox_permissions", "old_string", "new_string", "replace_all",
-    "workdir", "timeout_ms", "run_in_background", "todo_write", "todos", "activeForm",
-    "output_mode", "head_limit", "multiline", "callId", "toolCallId", "rootCallId",
-    "compactionId", "sessionId", "surfaceOp", "sourceEventSeqs", "shadowedSeqs",
-    "shadowedRange", "shadowedTokenCount", "inputTokens", "outputTokens", "totalTokens",
-    "cacheReadTokens", "cacheWriteTokens", "reasoningTokens", "maxTokens", "reasoningEffort"})
-"""DSH's own argument and field names: vocabulary, not facts of the session."""
-
-BOILERPLATE_SOURCES = frozenset({"runtime-context", "time-context"})
-"""User-message source kinds the harness writes itself (snapshots, not the user's words)."""
+_DIGIT, _UPPER, _UPPER_ = re.compile(r"\d").search, re.compile(r"[A-Z]").search, \
+    re.compile(r"[A-Z_]").search
+_FEATURES: dict[str, Callable[[str], Any]] = {
+    "digit": _DIGIT, "upper": _UPPER, "upper_": _UPPER_,
+    "exception": lambda line: ("Error" in line or "Exception" in line or "Warning" in line
+                               or "Fault" in line),
+    **{literal: (lambda lit: lambda line: lit in line)(literal)
+       for literal in ("://", "$", "exit", "/", ".", "-")}}
+"""What a rule `needs` in a line, by name."""
 
 CONSTRAINT_CUES = re.compile(
     r"\b(?:must(?:n't| not)?|don'?t|do not|never|always|only|should(?:n't| not)|avoid|"
@@ -160,12 +169,38 @@ _TAGS = re.compile(r"</?(?:path|type|content|compacted-summary)>")
 """DSH's tool-result wrapper tags and the checkpoint's summary tags (boilerplate)."""
 _LINE_NUMBER = re.compile(r"^\s*\d+: ")
 """The read tool's line-number prefix."""
-_SCAN = re.compile(r"(?<!\w)(?:" + "|".join(f"(?P<r{i}>{r.pattern})" for i, r in enumerate(RULES))
-                   + ")", re.MULTILINE)
-r"""Every rule in one alternation. No rule starts inside a word, so the scan first checks the
-character before (`(?<!\w)`): most positions fail there without trying any alternative."""
-_GROUP_BASE = {i: _SCAN.groupindex[f"r{i}"] for i in range(len(RULES))}
-"""Rule index -> number of its enclosing group inside `_SCAN` (a rule's own groups follow)."""
+
+
+class _Scanner:
+    """The rules a line can match in one alternation. No rule starts inside a word, so the scan
+    first checks the character before (`(?<!\w)`): most positions fail there without trying
+    any alternative. A rule whose `needs` the line lacks cannot match anywhere in it and is left
+    out (the others keep their order, so each span is claimed by the same rule)."""
+
+    _compiled: dict[int, _Scanner] = {}
+
+    def __init__(self, rules: Sequence[int]) -> None:
+        self.pattern = re.compile(r"(?<!\w)(?:" + "|".join(
+            f"(?P<r{i}>{RULES[i].pattern})" for i in rules) + ")", re.MULTILINE)
+        self.base = {i: self.pattern.groupindex[f"r{i}"] for i in rules}
+        """Rule index -> number of its enclosing group (a rule's own groups follow)."""
+
+    @classmethod
+    def of(cls, line: str) -> _Scanner:
+        mask = _ALWAYS
+        for test, bits in _NEEDS:
+            if test(line):
+                mask |= bits
+        scanner = cls._compiled.get(mask)
+        if scanner is None:
+            scanner = cls._compiled[mask] = cls([i for i in range(len(RULES)) if mask >> i & 1])
+        return scanner
+
+
+_ALWAYS = sum(1 << i for i, rule in enumerate(RULES) if rule.needs is None)
+_NEEDS = tuple((_FEATURES[need], sum(1 << i for i, r in enumerate(RULES) if r.needs == need))
+               for need in dict.fromkeys(r.needs for r in RULES if r.needs is not None))
+"""Each feature a line may have, with the rules that need it (as bits of a rule mask)."""
 
 
 class _Shifted:
@@ -218,10 +253,12 @@ def text_anchors(text: str, *, stop: frozenset[str] = frozenset()) -> list[tuple
 def _line_anchors(line: str, stop: frozenset[str]) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     line = _clean(line)
-    for match in _SCAN.finditer(line):
+    scanner = _Scanner.of(line)
+    base = scanner.base
+    for match in scanner.pattern.finditer(line):
         index = int(match.lastgroup[1:])  # type: ignore[index]
         rule = RULES[index]
-        shifted = _Shifted(match, _GROUP_BASE[index])
+        shifted = _Shifted(match, base[index])
         value = (shifted.group(rule.group) if rule.normalise is None
                  else rule.normalise(shifted, line))  # type: ignore[arg-type]
         if not value or value in SCHEMA_WORDS or value in stop:
@@ -236,97 +273,6 @@ def _line_anchors(line: str, stop: frozenset[str]) -> list[tuple[str, str]]:
 def _constraints(text: str) -> list[tuple[str, str]]:
     return [("constraint", s.strip()[:200]) for s in _SENTENCE.findall(text)
             if CONSTRAINT_CUES.search(s) and len(s.split()) >= 3]
-
-
-def strip_checkpoint(text: str) -> str:
-    """A checkpoint's or summary's text without DSH's framing (preamble and summary tags)."""
-    from workbench.core.compaction.brackets import (
-        CHECKPOINT_PREAMBLE, SUMMARY_CLOSE_TAG, SUMMARY_OPEN_TAG)
-    for fixed in (CHECKPOINT_PREAMBLE, SUMMARY_OPEN_TAG, SUMMARY_CLOSE_TAG):
-        text = text.replace(fixed, "")
-    return text
-
-
-@lru_cache(maxsize=4096)
-def _parsed(raw: str) -> Any:
-    try:
-        return json.loads(raw)
-    except ValueError:
-        return raw
-
-
-def tool_arguments(raw: Any) -> Any:
-    """A tool call's arguments parsed from their JSON text (the text itself when it is not
-    JSON; memoised: the same arguments are read by several measures)."""
-    return _parsed(raw) if isinstance(raw, str) else raw
-
-
-def _argument_values(arguments: Any, key: str | None = None
-                     ) -> Iterable[tuple[str | None, str]]:
-    if isinstance(arguments, str):
-        yield key, arguments
-    elif isinstance(arguments, dict):
-        for k, v in arguments.items():
-            yield from _argument_values(v, str(k))
-    elif isinstance(arguments, list):
-        for v in arguments:
-            yield from _argument_values(v, key)
-
-
-def message_texts(message: Any) -> list[tuple[str, str]]:
-    """The scannable pieces of a model message as `(how, text)`: ``text`` (prose, reasoning,
-    tool results), ``command`` (a command argument), ``user`` (the user's own words: also
-    scanned for constraints). Boilerplate is left out (module doc)."""
-    if not isinstance(message, dict):
-        return []
-    source = message.get("source")
-    kind = source.get("kind") if isinstance(source, dict) else None
-    if kind in BOILERPLATE_SOURCES:
-        return []
-    prose = "user" if message.get("role") == "user" and kind in (None, "user") else "text"
-    out: list[tuple[str, str]] = []
-    _blocks(message.get("content"), prose, out)
-    if kind in ("compact-checkpoint", "plugin") or (
-            isinstance(source, dict) and source.get("plugin") == "compact"):
-        out = [(how, strip_checkpoint(t)) for how, t in out]
-    return out
-
-
-def _blocks(content: Any, prose: str, out: list[tuple[str, str]]) -> None:
-    if type(content) is str:
-        out.append((prose, content))
-        return
-    if type(content) is not list:
-        return
-    append = out.append
-    for block in content:
-        if type(block) is not dict:
-            continue
-        kind = block.get("type")
-        if kind == "text" or kind == "reasoning":
-            text = block.get("text")
-            if type(text) is str:
-                append((prose if kind == "text" else "text", text))
-        elif kind == "tool-call":
-            args = tool_arguments(block.get("arguments"))
-            if type(args) is dict and all(type(v) is str for v in args.values()):
-                for key, value in args.items():     # the common case: flat string arguments
-                    append(("command" if key in COMMAND_KEYS else "text", value))
-            else:
-                for key, value in _argument_values(args):
-                    append(("command" if key in COMMAND_KEYS else "text", value))
-        elif kind == "tool-result":
-            _blocks(block.get("content"), "text", out)
-
-
-def event_texts(event: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """`message_texts` of the message an event carries (v0 and v4 shapes: a user message is
-    its `data`, the others carry `data.message`)."""
-    data = event.get("data")
-    if not isinstance(data, dict):
-        return []
-    message = data if event.get("type") == "user/message" else data.get("message")
-    return message_texts(message)
 
 
 ENUMERATION = 4
@@ -390,31 +336,6 @@ def extract_anchors(items: Iterable[Any], *, stop: Iterable[str] = ()) -> list[A
         for key in anchor_keys(pieces, words):
             born.setdefault(key, seq)
     return [Anchor(kind, text, seq) for (kind, text), seq in born.items()]
-
-
-def schema_words(tools: Any) -> frozenset[str]:
-    """Tool names and parameter names (recursively) of advertised tool schemas."""
-    words: set[str] = set()
-
-    def walk(schema: Any) -> None:
-        if isinstance(schema, Mapping):
-            props = schema.get("properties")
-            if isinstance(props, Mapping):
-                for name, sub in props.items():
-                    words.add(str(name))
-                    walk(sub)
-            for key in ("items", "additionalProperties"):
-                walk(schema.get(key))
-            for key in ("anyOf", "oneOf", "allOf"):
-                for sub in schema.get(key) or ():
-                    walk(sub)
-
-    for tool in tools if isinstance(tools, Sequence) and not isinstance(tools, str) else ():
-        if isinstance(tool, Mapping):
-            if isinstance(tool.get("name"), str):
-                words.add(tool["name"])
-            walk(tool.get("parameters") or tool.get("input_schema") or tool.get("inputSchema"))
-    return frozenset(words)
 
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_'-]{3,}")

@@ -248,8 +248,8 @@ def model_requests(events: Sequence[Mapping[str, Any]], *, version: int) -> list
     return sorted(found, key=lambda a: a.before)
 
 
-def _plan(found: Compactions, events: Sequence[Mapping[str, Any]], version: int
-          ) -> tuple[AuditPlan, list[tuple[int, ...] | None]]:
+def _plan(found: Compactions, events: Sequence[Mapping[str, Any]], version: int,
+          probes: bool = True) -> tuple[AuditPlan, list[tuple[int, ...] | None]]:
     """What each attempt's checks and probes will read (`sweep.AuditPlan`), but the requests."""
     timeline = found.timeline
     plan = AuditPlan()
@@ -261,7 +261,7 @@ def _plan(found: Compactions, events: Sequence[Mapping[str, Any]], version: int
             plan.surface(hidden)
             if record.replacement_seq is not None:
                 plan.surface(pairing_surface(record, timeline, hidden) or ())
-        if record.summary_seq is not None and hidden is not None:
+        if probes and record.summary_seq is not None and hidden is not None:
             plan.probe(index, hidden, record.summary_seq, record.summary)
         hidden_sets.append(hidden)
     return plan, hidden_sets
@@ -274,13 +274,13 @@ def _around(found: Compactions, attempts: Sequence[Attempt]
 
 
 def _read_facts(found: Compactions, events: Sequence[Mapping[str, Any]], version: int,
-                attempts: Sequence[Attempt] | None
+                attempts: Sequence[Attempt] | None, probes: bool = True
                 ) -> tuple[AuditFacts, list[tuple[int, ...] | None], list[Attempt]]:
     """The facts the audit reads (collected during the fold when `found` has them, else from
     one in-order pass) and the model attempts sorted by the seq their request was built before
     (computed when not given)."""
     timeline, price = found.timeline, found.price
-    plan, hidden_sets = _plan(found, events, version)
+    plan, hidden_sets = _plan(found, events, version, probes)
     if attempts is None and found.facts is not None and found.facts.attempts is not None:
         attempts = found.facts.attempts   # found during the fold (v0)
     if attempts is None:
@@ -300,17 +300,19 @@ def audit_events(events: Sequence[Mapping[str, Any]], *, version: int,
                  meta: Mapping[str, Any] | None = None, session_id: str | None = None,
                  inherited_event_count: int = 0, found: Compactions | None = None,
                  protocol: Sequence[ProtocolViolation] | None = None,
-                 attempts: Sequence[Attempt] | None = None) -> AuditReport:
+                 attempts: Sequence[Attempt] | None = None, probes: bool = True) -> AuditReport:
     """Audit every compaction and prune of a seq-indexed log (module doc).
 
     Pass `found` (the `compactions()` of the same events) to reuse its timeline and price cache,
     `protocol` when the log-level violations are already known (the loader runs the v4
     relationships while it scans) and `attempts` when the model calls are (`requests.
-    iter_attempts`, any order); otherwise they are computed here. Everything the checks read
-    from the events is read once, in seq order (`sweep`)."""
+    iter_attempts`, any order); otherwise they are computed here. `probes=False` leaves out the
+    lost-fact probe (`CompactionAudit.lost` None: it needs the hidden messages' text, which
+    `found.facts` may not keep). Everything the checks read from the events is read once, in
+    seq order (`sweep`), or was collected during the load (`found.facts`)."""
     with paused_gc():
         return _audit(events, version, meta, session_id, inherited_event_count, found, protocol,
-                      attempts)
+                      attempts, probes)
 
 
 @contextmanager
@@ -329,12 +331,12 @@ def paused_gc() -> Iterator[None]:
 
 def _audit(events: Sequence[Mapping[str, Any]], version: int, meta: Mapping[str, Any] | None,
            session_id: str | None, inherited_event_count: int, found: Compactions | None,
-           protocol: Sequence[ProtocolViolation] | None, attempts: Sequence[Attempt] | None
-           ) -> AuditReport:
+           protocol: Sequence[ProtocolViolation] | None, attempts: Sequence[Attempt] | None,
+           probes: bool = True) -> AuditReport:
     if found is None:
         found = compactions(events, version=version)
     timeline, price = found.timeline, found.price
-    facts, hidden_sets, attempts = _read_facts(found, events, version, attempts)
+    facts, hidden_sets, attempts = _read_facts(found, events, version, attempts, probes)
     rejected = first_errors(timeline)
     audits = []
     rows = zip(found.records, hidden_sets, _around(found, attempts))
@@ -373,11 +375,12 @@ def loader_protocol(log: Any) -> tuple[ProtocolViolation, ...] | None:
 
 
 def audit_log(log: Any, *, found: Compactions | None = None,
-              attempts: Sequence[Attempt] | None = None) -> AuditReport:
+              attempts: Sequence[Attempt] | None = None, probes: bool = True) -> AuditReport:
     """Audit a `Log` from `workbench.core.load.load_log` (its relationship defects are reused;
     for events from elsewhere use `audit_events`, which checks them itself). `found` and
-    `attempts` as in `audit_events`."""
+    `attempts` and `probes` as in `audit_events`."""
     return audit_events(log.events, version=log.format_version or 0, meta=log.meta,
                         session_id=log.session_id,
                         inherited_event_count=getattr(log, "inherited_event_count", 0),
-                        found=found, protocol=loader_protocol(log), attempts=attempts)
+                        found=found, protocol=loader_protocol(log), attempts=attempts,
+                        probes=probes)

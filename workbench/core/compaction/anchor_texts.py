@@ -1,0 +1,149 @@
+"""What the anchor extractor scans: the text pieces of a message and the vocabulary that is never
+an anchor. Layer: core (pure).
+
+`message_texts` splits a model message into `(how, text)` pieces: ``text`` (prose, reasoning, tool
+results), ``command`` (the value of a shell-like tool argument, `COMMAND_KEYS`) and ``user`` (the
+user's own words, also scanned for constraints). Tool-call arguments are parsed from their JSON
+(`tool_arguments`) and only their values are scanned. Left out: the harness's own snapshots
+(`BOILERPLATE_SOURCES`) and a checkpoint's framing (`strip_checkpoint`). `SCHEMA_WORDS` and the
+log's advertised tool vocabulary (`schema_words`) are never anchors. The rules that find anchors
+in these pieces live in `workbench.core.compaction.anchors`.
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from functools import lru_cache
+from typing import Any
+
+COMMAND_KEYS = frozenset({"command", "cmd", "script", "shell"})
+"""Tool-call argument names whose string value is a command."""
+
+SCHEMA_WORDS = frozenset({
+    "file_path", "filePath", "sandbox_permissions", "old_string", "new_string", "replace_all",
+    "workdir", "timeout_ms", "run_in_background", "todo_write", "todos", "activeForm",
+    "output_mode", "head_limit", "multiline", "callId", "toolCallId", "rootCallId",
+    "compactionId", "sessionId", "surfaceOp", "sourceEventSeqs", "shadowedSeqs",
+    "shadowedRange", "shadowedTokenCount", "inputTokens", "outputTokens", "totalTokens",
+    "cacheReadTokens", "cacheWriteTokens", "reasoningTokens", "maxTokens", "reasoningEffort"})
+"""DSH's own argument and field names: vocabulary, not facts of the session."""
+
+BOILERPLATE_SOURCES = frozenset({"runtime-context", "time-context"})
+"""User-message source kinds the harness writes itself (snapshots, not the user's words)."""
+
+def strip_checkpoint(text: str) -> str:
+    """A checkpoint's or summary's text without DSH's framing (preamble and summary tags)."""
+    from workbench.core.compaction.brackets import (
+        CHECKPOINT_PREAMBLE, SUMMARY_CLOSE_TAG, SUMMARY_OPEN_TAG)
+    for fixed in (CHECKPOINT_PREAMBLE, SUMMARY_OPEN_TAG, SUMMARY_CLOSE_TAG):
+        text = text.replace(fixed, "")
+    return text
+
+
+@lru_cache(maxsize=4096)
+def _parsed(raw: str) -> Any:
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return raw
+
+
+def tool_arguments(raw: Any) -> Any:
+    """A tool call's arguments parsed from their JSON text (the text itself when it is not
+    JSON; memoised: the same arguments are read by several measures)."""
+    return _parsed(raw) if isinstance(raw, str) else raw
+
+
+def _argument_values(arguments: Any, key: str | None = None
+                     ) -> Iterable[tuple[str | None, str]]:
+    if isinstance(arguments, str):
+        yield key, arguments
+    elif isinstance(arguments, dict):
+        for k, v in arguments.items():
+            yield from _argument_values(v, str(k))
+    elif isinstance(arguments, list):
+        for v in arguments:
+            yield from _argument_values(v, key)
+
+
+def message_texts(message: Any) -> list[tuple[str, str]]:
+    """The scannable pieces of a model message as `(how, text)`: ``text`` (prose, reasoning,
+    tool results), ``command`` (a command argument), ``user`` (the user's own words: also
+    scanned for constraints). Boilerplate is left out (module doc)."""
+    if not isinstance(message, dict):
+        return []
+    source = message.get("source")
+    kind = source.get("kind") if isinstance(source, dict) else None
+    if kind in BOILERPLATE_SOURCES:
+        return []
+    prose = "user" if message.get("role") == "user" and kind in (None, "user") else "text"
+    out: list[tuple[str, str]] = []
+    _blocks(message.get("content"), prose, out)
+    if kind in ("compact-checkpoint", "plugin") or (
+            isinstance(source, dict) and source.get("plugin") == "compact"):
+        out = [(how, strip_checkpoint(t)) for how, t in out]
+    return out
+
+
+def _blocks(content: Any, prose: str, out: list[tuple[str, str]]) -> None:
+    if type(content) is str:
+        out.append((prose, content))
+        return
+    if type(content) is not list:
+        return
+    append = out.append
+    for block in content:
+        if type(block) is not dict:
+            continue
+        kind = block.get("type")
+        if kind == "text" or kind == "reasoning":
+            text = block.get("text")
+            if type(text) is str:
+                append((prose if kind == "text" else "text", text))
+        elif kind == "tool-call":
+            args = tool_arguments(block.get("arguments"))
+            if type(args) is dict and all(type(v) is str for v in args.values()):
+                for key, value in args.items():     # the common case: flat string arguments
+                    append(("command" if key in COMMAND_KEYS else "text", value))
+            else:
+                for key, value in _argument_values(args):
+                    append(("command" if key in COMMAND_KEYS else "text", value))
+        elif kind == "tool-result":
+            _blocks(block.get("content"), "text", out)
+
+
+def event_texts(event: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """`message_texts` of the message an event carries (v0 and v4 shapes: a user message is
+    its `data`, the others carry `data.message`)."""
+    data = event.get("data")
+    if not isinstance(data, dict):
+        return []
+    message = data if event.get("type") == "user/message" else data.get("message")
+    return message_texts(message)
+
+
+def schema_words(tools: Any) -> frozenset[str]:
+    """Tool names and parameter names (recursively) of advertised tool schemas."""
+    words: set[str] = set()
+
+    def walk(schema: Any) -> None:
+        if isinstance(schema, Mapping):
+            props = schema.get("properties")
+            if isinstance(props, Mapping):
+                for name, sub in props.items():
+                    words.add(str(name))
+                    walk(sub)
+            for key in ("items", "additionalProperties"):
+                walk(schema.get(key))
+            for key in ("anyOf", "oneOf", "allOf"):
+                for sub in schema.get(key) or ():
+                    walk(sub)
+
+    for tool in tools if isinstance(tools, Sequence) and not isinstance(tools, str) else ():
+        if isinstance(tool, Mapping):
+            if isinstance(tool.get("name"), str):
+                words.add(tool["name"])
+            walk(tool.get("parameters") or tool.get("input_schema") or tool.get("inputSchema"))
+    return frozenset(words)
+
+
