@@ -140,8 +140,10 @@ def test_commits_during_an_export_give_the_store_of_one_commit(tmp_path: Path,
     root = tmp_path / "root"
     make_root(root, 7)
     monkeypatch.setattr(store_module, "COMMIT_SECONDS", 0.0)     # a commit after every log
-    export_store(root, tmp_path / "store", workers=1, progress=False)
+    monkeypatch.setattr(store_module, "COMMIT_SHARE", float("inf"))
+    summary = export_store(root, tmp_path / "store", workers=1, progress=False)
     monkeypatch.undo()
+    assert summary.commits == 7 + 1                              # and the final one
     assert contents(tmp_path / "store") == _fresh(root, tmp_path)
 
 

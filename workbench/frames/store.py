@@ -25,7 +25,8 @@ size, mtime and hash are taken before the log is read, so a log that grows while
 read is exported again by the next run. Workers write each exported log's frames to a staging
 directory (``STORE/.tmp/``); a commit (`workbench.frames.buckets`) then rewrites every bucket
 file holding a changed, dropped or new log (old rows of kept logs, plus the staged rows) and
-writes the new logs' manifests last. Commits run every `COMMIT_SECONDS` and at the end.
+writes the new logs' manifests last. Commits run at the end, and during a long export
+(`COMMIT_SECONDS`, `COMMIT_SHARE`).
 
 Crash safety: every file is written under ``STORE/.tmp/`` and renamed into place, so no reader
 ever sees half a file. The manifests of logs to export again or drop are removed before any
@@ -72,6 +73,10 @@ BUCKETS = 16
 COMMIT_SECONDS = 300.0
 """How often a long export commits what its workers have staged (bounds the work an
 interrupted export loses; each commit rewrites the buckets it touches)."""
+COMMIT_SHARE = 0.2
+"""A commit also waits until the work since the last one is 1/`COMMIT_SHARE` times as long as
+that commit took: a commit rewrites the whole store so far, so fixed intervals would make
+commits most of a long export on a slow machine."""
 STORE_FRAMES: tuple[str, ...] = (*FRAME_NAMES, "sessions")
 """Frames of a store: every registered frame (``defects`` included) and ``sessions``."""
 _SESSION_COLUMNS = tuple(c for c in SessionColumns if c.name != "seconds")
@@ -192,6 +197,7 @@ class ExportSummary:
     verdicts: dict[str, int] = field(default_factory=dict)
     unreadable: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    commits: int = 0
     commit_seconds: float = 0.0
     """Of `seconds`, the time spent rewriting buckets and writing manifests."""
 
@@ -205,7 +211,7 @@ class ExportSummary:
                 "unchanged": self.unchanged, "dropped": self.dropped, "events": self.events,
                 "defects": self.defects, "verdicts": self.verdicts,
                 "unreadable": self.unreadable, "seconds": round(self.seconds, 3),
-                "commit_seconds": round(self.commit_seconds, 3)}
+                "commits": self.commits, "commit_seconds": round(self.commit_seconds, 3)}
 
 
 @contextmanager
@@ -321,14 +327,15 @@ def export_store(root: str | os.PathLike, store: str | os.PathLike, *, engine: s
                  if ident not in kept]
         summary.unchanged = len(kept)
         staged: dict[str, dict[str, Any]] = {}
-        last = time.monotonic()
+        last, took = time.monotonic(), 0.0
         for _, manifest in map_sessions(export_log, tasks, engine=engine, workers=workers,
                                         client=client, progress=progress, desc="export"):
             staged[manifest["log"]] = manifest
             summary.exported += 1
-            if time.monotonic() - last > COMMIT_SECONDS:
+            if time.monotonic() - last > max(COMMIT_SECONDS, took / COMMIT_SHARE):
+                before = summary.commit_seconds
                 kept.update(_commit(buckets, kept, staged, summary))
-                staged, last = {}, time.monotonic()
+                staged, last, took = {}, time.monotonic(), summary.commit_seconds - before
         kept.update(_commit(buckets, kept, staged, summary))
     for manifest in kept.values():
         summary.sessions += 1
@@ -348,6 +355,7 @@ def _commit(buckets: Any, kept: dict, staged: dict, summary: ExportSummary) -> d
     try:
         return buckets.commit(kept, staged)
     finally:
+        summary.commits += 1
         summary.commit_seconds += time.perf_counter() - started
 
 
