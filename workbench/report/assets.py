@@ -143,7 +143,9 @@ REPORT_JS = r"""
       step.surface[step.surface.length - 1][0] : "";
     var parts = table("wb-surface", "surface the request saw (after seq " + step.seq + "): " +
                       step.surface_count + " nodes, " + step.surface_tokens.toLocaleString("en-US") +
-                      " tokens (dsh)" + shown, ["#", "seq", "role", "tokens", "message"]);
+                      " tokens (dsh)" + (step.measured === null ? "" : " \u00b7 with the tools DSH " +
+                      "measured " + step.measured.toLocaleString("en-US")) + shown,
+                      ["#", "seq", "role", "tokens", "message"]);
     step.surface.forEach(function (row) {
       var e = ev(row[1]);
       var tr = el("tr", "wb-row wb-node" + (row[2] ? " wb-changed" : ""));

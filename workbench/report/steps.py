@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import pandas as pd
 
 from workbench.io.jsjson import js_str
 from workbench.report.limits import MAX_STEPS
@@ -27,6 +28,7 @@ from workbench.views.html import LogRow
 from workbench.views.log_pane import LogPane
 from workbench.views.palette import STATUS_COLORS
 from workbench.views.surface_pane import SurfacePane
+from workbench.views.timeline import request_tokens
 
 if TYPE_CHECKING:
     from workbench.core.requests import Attempt
@@ -105,6 +107,8 @@ def step_data(session: Session, *, max_steps: int = MAX_STEPS, log_before: int =
     surface_pane = SurfacePane(session, before=surface_window // 3,
                                after=surface_window - surface_window // 3 - 1)
     data = log_pane.data
+    measured = request_tokens(session, data.timeline_frame, ["dsh"])[0]["request_tokens_dsh"] \
+        if data.n else None
     described: set[int] = set()
     replaces: dict[str, list[int]] = {}
     lineage: dict[str, list[Any]] = {}
@@ -136,6 +140,8 @@ def step_data(session: Session, *, max_steps: int = MAX_STEPS, log_before: int =
         steps.append({
             "seq": at, "request": int(attempt.seq), "label": _label(session, attempt),
             "surface_count": int(count), "surface_tokens": int(data.surface_tokens[at]),
+            "measured": None if measured is None or pd.isna(measured.iloc[at])
+            else int(measured.iloc[at]),
             "surface": surface,
             "log": [[int(r.seq), STATE_CODES.get(r.surface, 2),
                      -1 if r.hidden_by is None else int(r.hidden_by),

@@ -271,9 +271,11 @@ def context_fill_figure(frame: pd.DataFrame, *, context_window: float | None,
                                yanchor="bottom", showarrow=False, text=escape(text))
     else:
         title += " (no request/context.contextWindow in this log)"
-    fig.update_layout(title=title, shapes=shapes, height=260, xaxis_title="seq",
+    fig.update_layout(title=title, shapes=shapes, height=310, xaxis_title="seq",
                       yaxis=dict(title="% of context window", ticksuffix=" %", rangemode="tozero"),
-                      hovermode="closest", legend=dict(orientation="h", y=-0.4),
+                      hovermode="closest", legend=dict(orientation="h", y=-0.5, yanchor="top"),
                       clickmode="event")
     _x_axis(fig, x_range)
+    if "<br>" in title:     # a second title line (the implied threshold) needs its room
+        fig.update_layout(height=340, margin=dict(t=70))
     return fig
