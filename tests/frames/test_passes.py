@@ -88,3 +88,24 @@ def test_cli_audit_parses_the_log_once(path: Path, counted: dict,
     assert code in (0, 1) and out["compactions"] and out["quality"]["compactions"]
     events = len(workbench.load(path))
     assert events > 100 and reads < events // 10, (reads, events)
+
+
+@pytest.mark.parametrize("path", LOGS[:1], ids=[p.name for p in LOGS[:1]])
+def test_the_first_widget_reads_the_session_arrays_not_the_events_frame(path: Path) -> None:
+    """The views read the one pass's arrays (`views.data.ViewData`): the first widget builds no
+    `events_df`; the first search builds it, once, and finds what a search of the frame finds."""
+    pytest.importorskip("ipywidgets")
+    from workbench.views import Workbench
+    from workbench.views.data import view_data
+    session = workbench.load(path)
+    Workbench(session, meters="dsh")
+    assert ("events",) not in session._frames
+    data = view_data(session)
+    frame = session.events_df()
+    assert list(data.type) == frame["type"].astype(object).where(frame["type"].notna(), None).tolist()
+    assert [data.preview[s] for s in range(len(session))] == frame["preview"].fillna("").tolist()
+    assert list(data.status) == frame["surface_status"].astype(object).tolist()
+    assert data.shadowed_by.tolist() == frame["shadowed_by"].fillna(-1).astype(int).tolist()
+    assert data.tokens.tolist() == frame["tokens"].fillna(0).astype(int).tolist()
+    found = data.navigator.matches(event_type="tool/result")
+    assert found.tolist() == frame.index[frame["type"] == "tool/result"].tolist()

@@ -1,14 +1,16 @@
 """`ViewData`: what the views read at every step, extracted once per session. Layer: views.
 
 A step must cost a few milliseconds on a 1.3M-event log (issue: under 100 ms of kernel time),
-so the per-step work never touches a DataFrame row by row. At construction the session's frames
-(`events_df`, `timeline_df`, `compactions_df`) and core objects (the `SurfaceTimeline`, the
-model-call attempts) are turned into plain arrays and lists indexed by seq; a render then reads
-a window of them. One `ViewData` is shared by every view of a session (`view_data`).
+so the per-step work never touches a DataFrame row by row. The per-seq arrays are the session's
+own (its one pass's scan: type, role, preview, node price; its surface arrays: node, shadowed
+by), read as they are, never rebuilt from `events_df`; the timeline frame, the core bracket
+records and the model-call attempts are read once. A render then reads a window of them. One
+`ViewData` is shared by every view of a session (`view_data`); the events frame is built only
+when a search needs it.
 
-Surface facts per seq come from the events frame: an event is a *node* when its final status is
-``current`` or ``shadowed``, and `shadowed_by` names the replacement that hid it. A node is
-hidden at step `s` exactly when ``0 <= shadowed_by <= s``: a node leaves the surface once.
+An event is a *node* when its final status is ``current`` or ``shadowed`` (the events frame's
+`surface_status`), and `shadowed_by` names the replacement that hid it. A node is hidden at
+step `s` exactly when ``0 <= shadowed_by <= s``: a node leaves the surface once.
 """
 from __future__ import annotations
 
@@ -21,8 +23,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from workbench.core.compaction.framing import checkpoint_body
+from workbench.frames.columns import safe_text
 from workbench.views.html import Checkpoint
 from workbench.views.navigation import Navigator, seq_array
 from workbench.views.palette import status_name
@@ -123,9 +127,30 @@ def bracket_frame(records: Sequence[Any]) -> pd.DataFrame:
                          for name, values in rows.items()})
 
 
-def _strings(series: pd.Series) -> np.ndarray:
-    """A string/category column as an object array with None for missing values."""
-    return series.astype(object).where(series.notna(), None).to_numpy(dtype=object)
+_STATUS = np.array(["current", "shadowed", "log-only", "rejected"], dtype=object)
+"""`surface_status` names by code (the events frame's categories, in order)."""
+
+
+def _decode(codes: np.ndarray, vocab: Sequence[str]) -> np.ndarray:
+    """Object array of the vocabulary strings by code (-1: None), as the frames spell them."""
+    table = np.array([*(safe_text(v) for v in vocab), None], dtype=object)
+    return table[np.where(codes < 0, len(vocab), codes)]
+
+
+class Texts:
+    """One string per seq from an Arrow string array, read one at a time ("" when missing)."""
+
+    def __init__(self, values: Any) -> None:
+        self._values = pa.array(values) if not isinstance(values, pa.Array) else values
+        if isinstance(self._values, pa.ChunkedArray):
+            self._values = self._values.combine_chunks()
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def __getitem__(self, seq: int) -> str:
+        value = self._values[int(seq)].as_py()
+        return value if value is not None else ""
 
 
 def _ints(series: pd.Series, missing: int = -1) -> np.ndarray:
@@ -156,24 +181,31 @@ class ViewData:
     def __init__(self, session: Session) -> None:
         self.session = session
         self.timeline = session.timeline
-        events = session.events_df()
-        self.n = len(events)
-        self.last_seq = max(self.n - 1, 0)
-        self.type = _strings(events["type"])
-        self.role = _strings(events["role"])
-        self.preview = _strings(events["preview"].fillna(""))
-        status = events["surface_status"].astype(object).to_numpy(dtype=object)
-        self.status = status
-        self.node = np.isin(status, ["current", "shadowed"])
-        self.shadowed_by = _ints(events["shadowed_by"])
-        self.tokens = _ints(events["tokens"], 0) if "tokens" in events else np.zeros(
-            self.n, dtype=np.int64)
-        self.surface_op = _strings(events["surface_op"])
-        keep = {"user/message", "assistant/message", "tool/result"}
+        scan, surface = session.scan, session.surface
+        self.n = n = len(session)
+        self.last_seq = max(n - 1, 0)
+        self.type = _decode(scan.type_codes, scan.types.values)
+        self.role = _decode(scan.role_codes, scan.roles.values)
+        self.preview = Texts(scan.preview)
+        status = np.full(n, 2, dtype=np.int8)      # codes into _STATUS (events_df's order)
+        status[surface.node] = 0
+        status[surface.shadowed_by >= 0] = 1
+        status[surface.rejected] = 3
+        self.status = _STATUS[status]
+        self.node = status <= 1
+        self.shadowed_by = surface.shadowed_by
+        self.tokens = np.where(scan.price < 0, 0, scan.price)
+        keep = [code for name, code in scan.types.codes.items()
+                if name in ("user/message", "assistant/message", "tool/result")]
         self.transcript = np.flatnonzero(
-            (self.surface_op == "append") & np.isin(self.type, list(keep))).astype(np.int64)
-        self.events_frame = events
+            (scan.surface_op == 0) & np.isin(scan.type_codes, keep)).astype(np.int64)
+        self.types = tuple(sorted({safe_text(t) for t in scan.types.values}))
         self._prices: dict[tuple[int, str], int] = {}
+
+    @cached_property
+    def events_frame(self) -> pd.DataFrame:
+        """The session's events frame (built on first use: a search reads it)."""
+        return self.session.events_df()
 
     @cached_property
     def timeline_frame(self) -> pd.DataFrame:
@@ -296,8 +328,8 @@ class ViewData:
         targets = [b.start for b in self.brackets]   # the stops: start, and replacement
         targets += [b.replacement if b.replacement >= 0 else b.last for b in self.brackets]
         requests = [a.seq for a in self.session.attempts]
-        return Navigator(self.events_frame, compactions=seq_array(targets),
-                         requests=seq_array(requests))
+        return Navigator(lambda: self.events_frame, n=self.n, types=self.types,
+                         compactions=seq_array(targets), requests=seq_array(requests))
 
     @cached_property
     def context_window(self) -> int | None:
@@ -325,14 +357,13 @@ class ViewData:
     @cached_property
     def times_ms(self) -> np.ndarray | None:
         """Epoch milliseconds per seq, gaps filled from the previous event (None: no times)."""
-        if "time" not in self.events_frame or not self.n:
+        if not self.n:
             return None
-        times = pd.to_datetime(self.events_frame["time"], utc=True, errors="coerce")
-        missing = times.isna().to_numpy()
+        time = self.session.scan.time
+        missing = time.mask
         if missing.all():
             return None
-        raw = times.dt.tz_localize(None).to_numpy(dtype="datetime64[ms]").astype(np.int64)
-        ms = pd.Series(np.where(missing, np.nan, raw.astype(np.float64))).ffill().bfill()
+        ms = pd.Series(np.where(missing, np.nan, time.values.astype(np.float64))).ffill().bfill()
         return ms.to_numpy(dtype=np.float64)
 
     def x_range(self) -> tuple[float, float]:

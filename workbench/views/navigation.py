@@ -2,8 +2,8 @@
 (numpy and pandas only, no widgets, so it is tested and benchmarked without a front end).
 
 Targets are sorted seq arrays and a jump is one `searchsorted`. A search runs over whole
-columns at once (the events frame's `type`, `preview` and `surface_status`), never a Python
-loop per event: on a 1.3M-event log a search costs one vectorised pass, a step costs nothing.
+columns at once (the events frame's `type`, `preview` and `surface_status`, read on the first
+search), never a Python loop per event: on a 1.3M-event log a search costs one vectorised pass, a step costs nothing.
 
 Search semantics: the text is matched case-insensitively, as a plain substring, against each
 event's one-line preview (the frames layer's preview of its message or main field, not the full
@@ -13,7 +13,9 @@ log once.
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Literal
 
 import numpy as np
@@ -55,16 +57,20 @@ class Match:
 class Navigator:
     """Jump targets and search over one log (see the module doc)."""
 
-    def __init__(self, events: pd.DataFrame, *, compactions: np.ndarray,
-                 requests: np.ndarray) -> None:
-        self.last_seq = len(events) - 1
+    def __init__(self, events: Callable[[], pd.DataFrame], *, n: int, types: Sequence[str],
+                 compactions: np.ndarray, requests: np.ndarray) -> None:
+        self.last_seq = n - 1
         self.compactions = np.asarray(compactions, dtype=np.int64)
         self.requests = np.asarray(requests, dtype=np.int64)
-        self._type = events["type"].astype("string") if len(events) else pd.Series(
-            [], dtype="string")
-        self._preview = events["preview"].astype("string").fillna("")
-        self._status = events["surface_status"].astype("string")
-        self.types: tuple[str, ...] = tuple(sorted(pd.unique(self._type.dropna())))
+        self.types: tuple[str, ...] = tuple(sorted(types))
+        self._events = events   # the events frame, read on the first search
+
+    @cached_property
+    def _columns(self) -> tuple[pd.Series, pd.Series, pd.Series]:
+        events = self._events()
+        kind = events["type"].astype("string") if len(events) else pd.Series([], dtype="string")
+        return kind, events["preview"].astype("string").fillna(""), \
+            events["surface_status"].astype("string")
 
     def next_compaction(self, seq: int) -> int | None:
         return next_after(self.compactions, seq)
@@ -83,13 +89,14 @@ class Navigator:
         """Seqs of every event meeting all given criteria (empty criteria: none)."""
         if not text and not event_type and not state:
             return np.zeros(0, dtype=np.int64)
-        mask = pd.Series(True, index=self._preview.index)
+        kind, preview, status = self._columns
+        mask = pd.Series(True, index=preview.index)
         if text:
-            mask &= self._preview.str.contains(text, case=False, regex=False)
+            mask &= preview.str.contains(text, case=False, regex=False)
         if event_type:
-            mask &= self._type == event_type
+            mask &= kind == event_type
         if state:
-            mask &= self._status == SURFACE_STATES[state]
+            mask &= status == SURFACE_STATES[state]
         return np.flatnonzero(mask.fillna(False).to_numpy(dtype=bool)).astype(np.int64)
 
     def find_next(self, seq: int, **criteria: object) -> Match | None:
