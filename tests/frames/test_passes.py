@@ -109,3 +109,27 @@ def test_the_first_widget_reads_the_session_arrays_not_the_events_frame(path: Pa
     assert data.tokens.tolist() == frame["tokens"].fillna(0).astype(int).tolist()
     found = data.navigator.matches(event_type="tool/result")
     assert found.tolist() == frame.index[frame["type"] == "tool/result"].tolist()
+
+
+@pytest.mark.parametrize("path", LOGS, ids=[p.name for p in LOGS])
+def test_the_log_is_folded_once(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The load's restore stage and the session's timeline are one fold: no event is planned
+    twice (the closers a resume appends fold apart, on a copy), and the restored surface is the
+    timeline's final surface."""
+    from workbench.core import restore, timeline
+    from workbench.core.load import evaluate_path
+    planned: list[int] = []
+    for module in (timeline, restore):
+        original = module.plan_event
+
+        def counting(state, event, seq, *args, _original=original, **kw):
+            planned.append(seq)
+            return _original(state, event, seq, *args, **kw)
+        monkeypatch.setattr(module, "plan_event", counting)
+    session = workbench.load(path)
+    session.timeline_df()
+    n = len(session)
+    assert len([s for s in planned if s < n]) == len({s for s in planned if s < n}) < n
+    report = evaluate_path(path)
+    if not report.closers and hasattr(report.resume, "nodes"):
+        assert report.resume.nodes == report.fold.finish().final_nodes == session.timeline.final_nodes

@@ -7,7 +7,10 @@ The pipeline mirrors the reference loaders (v0 spec §1.9, v4 spec §1.9), stage
    inherited marker and the lifecycle relationships (`workbench.core.relationships`);
 2. **stored validation** (`workbench.core.stored`): vocabulary and per-event message shapes;
 3. **closers** (`workbench.core.repair`): what a resume appends to close an open final turn;
-4. **resume** (`workbench.core.restore`): session restore over events + closers, the surface fold.
+4. **resume** (`workbench.core.restore`): session restore over events + closers. Its fold step is
+   the log's one fold, a `workbench.core.timeline.TimelineBuilder` the pipeline feeds every
+   event before the checks see it (`LoadReport.fold`): the surface timeline is that fold's
+   record, nothing folds the log again.
 
 The reference stops at the first failing stage; a workbench must show the log anyway. So every
 stage runs over the valid prefix and each problem becomes a `Defect` (rule = the conformance kind,
@@ -33,6 +36,7 @@ from workbench.core.relationships import RelationshipChecker, RelationshipViolat
 from workbench.core.repair import TRACKED, CloserTracker
 from workbench.core.restore import RestoreChecker, RestoreError, RestoreResult
 from workbench.core.stored import ShapeMemo, StoredValidator, StoredViolation
+from workbench.core.timeline import TimelineBuilder
 from workbench.errors import InternalError, LogCorrupt, LogRefused
 from workbench.io.generations import nested_streams
 from workbench.io.header import HeaderResult
@@ -60,6 +64,7 @@ class LoadReport:
     closers: list[dict] = field(default_factory=list)
     resume: RestoreResult | RestoreError | None = None
     resume_appended: list[str] = field(default_factory=list)
+    fold: TimelineBuilder | None = None
 
     @property
     def stored_error(self) -> StoredViolation | None:
@@ -79,11 +84,12 @@ def relationship_kind(message: str) -> str:
 
 _MAX = 2**53 - 1
 
-Feeder = Callable[[int, Sequence[Any]], Callable[[Any], None]]
+Feeder = Callable[[int, Sequence[Any], TimelineBuilder], Callable[[Any], None]]
 """A pass that rides on the load: called once the header is read with the format generation
-(0 or 4) and the growing event store (random access to the events scanned so far), it returns
-the function fed every event of the log in seq order, each exactly once, as the scan accepts
-it (so a large log is parsed once for the load and for the pass)."""
+(0, 3 or 4), the growing event store (random access to the events scanned so far) and the
+load's one fold (fed each event before the pass is), it returns the function fed every event
+of the log in seq order, each exactly once, as the scan accepts it (so a large log is parsed
+once for the load and for the pass)."""
 
 
 class _Pipeline:
@@ -110,6 +116,7 @@ class _Pipeline:
         self.stored: StoredValidator | None = None
         self.closers: CloserTracker | None = None
         self.restore: RestoreChecker | None = None
+        self.fold: TimelineBuilder | None = None
         self.crashes: list[Defect] = []
 
     def start(self, header: HeaderResult, events: EventStore) -> None:
@@ -122,9 +129,10 @@ class _Pipeline:
         memo = ShapeMemo(version if nested_streams(version) else 0)
         self.stored = StoredValidator(meta, version=version, location=self.location, memo=memo)
         self.closers = CloserTracker(version=version)
+        self.fold = fold = TimelineBuilder(events, version=version)
         self.restore = RestoreChecker(version=version, events=events, decoded=nested_streams(version), memo=memo,
-                                      header=header.meta if nested_streams(version) else None)
-        self.feeds = [start(version, events) for start in self.feeders]
+                                      header=header.meta if nested_streams(version) else None, fold=fold)
+        self.feeds = [fold.feed] + [start(version, events, fold) for start in self.feeders]
         self.accept = self._accept_function()  # type: ignore[method-assign]
 
     def _accept_function(self) -> Any:
@@ -209,7 +217,7 @@ def _line(store: Sequence, seq: Any) -> int | None:
 
 def _evaluate(read: ReadResult, pipeline: _Pipeline) -> LoadReport:
     log = read.log
-    report = LoadReport(log, read, read.fatal)
+    report = LoadReport(log, read, read.fatal, fold=pipeline.fold)
     if pipeline.stored is None:  # rows could not be read at all
         return report
     events = log.events

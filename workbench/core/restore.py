@@ -32,6 +32,7 @@ from typing import Any
 
 from workbench.core.stored import ShapeMemo
 from workbench.core.surface import SurfaceState, apply_plan, plan_event
+from workbench.core.timeline import TimelineBuilder
 from workbench.errors import FoldError, WorkbenchError
 from workbench.io.generations import nested_streams
 from workbench.io.jsjson import ABSENT, is_neg_zero, is_safe_int, js_str
@@ -42,7 +43,6 @@ _MESSAGE_TYPES_V4 = frozenset(("developer/message", "system/message", "user/mess
 _MESSAGE_TYPES_V0 = frozenset(("user/message", "assistant/message", "tool/result"))
 _LLM_TYPES_V4 = _MESSAGE_TYPES_V4 | {"request/header", "assistant/attempt"}
 _FOLD_TYPES = _MESSAGE_TYPES_V4 | {"image/offload"}
-_PLAIN_APPEND = frozenset(("system/message", "user/message", "assistant/message", "tool/result"))
 _REASONS_V4 = ("initial", "resume", "change", "series")
 _ADAPTER_KEYS = frozenset(("reasoningEffort", "maxTokens"))
 INTEREST: frozenset[str] = _LLM_TYPES_V4 | _FOLD_TYPES | _MESSAGE_TYPES_V0 | {"request/header", "session/end-seed"}
@@ -182,6 +182,14 @@ class RestoreChecker:
     that is not a fold error the checker keeps folding (best effort, for a debugger) and records
     a later fold failure as `fold_error`.
 
+    The fold step is the log's one fold, `fold` (a `workbench.core.timeline.TimelineBuilder`):
+    given one, the caller feeds it every event of the log before this checker sees the event
+    (the loader does), and the checker reads its outcome; without one the checker owns a
+    builder and feeds it each event it accepts. While the checker folds (no error that stops
+    it), the builder's surface is exactly the restored one: every event the checker folds it
+    folds the same way, and the events the checker is not given change no surface. Events past
+    the log (the resume's closers) fold on a copy of that surface, never on the timeline.
+
     The loader's fast lane: ``decoded=True`` says every event already passed the v4 row decoder
     (`workbench.io.rows_v4.decode_envelope`), so an event with an integer ``seq`` has a valid
     envelope; `memo` shares the shape rules' results with the stored-event validation; `skip`
@@ -189,13 +197,16 @@ class RestoreChecker:
     """
 
     def __init__(self, *, version: int, events: Sequence[Mapping[str, Any]], header: Any = None,
-                 session_id: Any = ABSENT, decoded: bool = False, memo: ShapeMemo | None = None) -> None:
+                 session_id: Any = ABSENT, decoded: bool = False, memo: ShapeMemo | None = None,
+                 fold: TimelineBuilder | None = None) -> None:
         self.version = version
         self.events = events
         self.header = header
         self.decoded = decoded and nested_streams(version)
         self.memo = memo if memo is not None and memo.version == version else ShapeMemo(version)
-        self.state = SurfaceState()
+        self._feeds = fold is None   # the checker feeds its own builder
+        self.fold = TimelineBuilder(events, version=version) if fold is None else fold
+        self.state: SurfaceState = self.fold.state
         self.count = 0
         self.error: RestoreError | None = None
         self.fold_error: RestoreError | None = None
@@ -222,6 +233,8 @@ class RestoreChecker:
         ``enveloped=True``: the caller vouches that its envelope is valid."""
         if index is None:
             index = self.count
+        if self._feeds and index == self.fold.count and type(event) is dict:
+            self.fold.feed(event)
         self.count = index + 1
         self._enveloped = enveloped
         if self.error is not None:
@@ -286,25 +299,21 @@ class RestoreChecker:
         if (type(kind) is not str or kind not in _FOLD_TYPES) and "surfaceOp" not in event \
                 and "sourceEventSeqs" not in event:
             return
-        if (event.get("surfaceOp") == "append" and type(event["surfaceOp"]) is str
-                and kind in (_PLAIN_APPEND if nested_streams(self.version) else _MESSAGE_TYPES_V0)
-                and type(event.get("seq")) is int and event["seq"] == index
-                and ("sourceEventSeqs" not in event or self.memo.surface(event) is None)):
-            # planSurfaceEvent on a plain append (eligible type, no developer data, no projection,
-            # seq already checked, sources absent or valid: the surface metadata rules passed) can
-            # only return an append: commit it directly.
-            positions = self.state.positions
-            if index not in positions:
-                positions[index] = len(self.state.nodes)
-                self.state.nodes.append(index)
-                return
-        version = self.version
-        try:
-            plan = plan_event(self.state, event, index, version=version, events=self.events)
-        except FoldError as exc:
-            raise RestoreError(f"invalid seed event at index {index}: {exc.message}",
-                               f"seed_surface:{exc.kind}", index) from None
-        apply_plan(self.state, plan)
+        fold = self.fold
+        if index < fold.count and self.state is fold.state:
+            failed = fold.rejected.get(index)    # the one fold planned this event on this surface
+        else:                                    # past the log: a closer, on a copy
+            if self.state is fold.state:
+                self.state = self.state.copy()
+            failed = None
+            try:
+                apply_plan(self.state, plan_event(self.state, event, index, version=self.version,
+                                                  events=self.events))
+            except FoldError as exc:
+                failed = exc
+        if failed is not None:
+            raise RestoreError(f"invalid seed event at index {index}: {failed.message}",
+                               f"seed_surface:{failed.kind}", index)
 
     def _llm_shape_v4(self, event: Mapping[str, Any], kind: str, index: int) -> None:
         subject = f"seed {kind} at index {index}"

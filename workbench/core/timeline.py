@@ -1,9 +1,11 @@
 """The surface over time: every seq's model-visible surface from ONE pass over the log.
 Layer: core (pure; imports io only).
 
-The pass (`TimelineBuilder`, fed one event at a time, so the loader can run it while it scans the
-log) runs `plan_event`/`apply_plan` (the same pair as `fold_surface`, v0/v4 spec §4) once per
-event and records only what changes:
+The pass (`TimelineBuilder`, fed one event at a time) is the log's one fold: the loader feeds it
+while it scans, and its restore stage reads the outcome (`workbench.core.restore`). It runs
+`plan_event`/`apply_plan` (the same pair as `fold_surface`, v0/v4 spec §4) once per event, except
+for the two cases whose plan needs no look at the surface (a log-only event, a plain append: see
+`log_only_types`, `plain_append_types`), and records only what changes:
 
 * appended nodes, in one ascending list (between two replacements the surface only grows by
   appends, so the surface at a seq is "surface after the last replacement" + a prefix of that
@@ -34,7 +36,7 @@ from types import MappingProxyType
 from typing import Any, Literal, NamedTuple
 
 from workbench.core.projection import derive_message
-from workbench.core.surface import Replacement, SurfaceState, apply_plan, plan_event
+from workbench.core.surface import Replacement, SurfaceState, apply_plan, log_only_types, plain_append_types, plan_event
 from workbench.core.surface_diff import DiffHunk, SurfaceDiff
 from workbench.errors import FoldError, SeqOutOfRange
 
@@ -78,6 +80,7 @@ class TimelineBuilder:
         self.checkpoints: dict[int, tuple[int, ...]] = {0: ()}
         self.checkpoint_epochs = [0]
         self.errors: list[FoldError] = []
+        self.rejected: dict[int, FoldError] = {}   # seq -> the fold error of that event
         self.state = SurfaceState()
         self.feed = self._feeder()
 
@@ -93,7 +96,9 @@ class TimelineBuilder:
         rep_seqs, rep_pos, replacements = self.rep_seqs, self.rep_pos, self.replacements
         projections, project_seqs = self.projections, self.project_seqs
         checkpoints, checkpoint_epochs, errors = self.checkpoints, self.checkpoint_epochs, self.errors
+        rejected = self.rejected
         shadow_, status_ = shadow.append, status.append
+        quiet, plain = log_only_types(version), plain_append_types(version)
         work = 0
 
         def feed(event: Mapping[str, Any]) -> None:
@@ -102,11 +107,25 @@ class TimelineBuilder:
             seq = base_seq + index
             shadow_(-1)
             status_(LOG_ONLY)
+            etype = event.get("type")
+            if type(etype) is str and type(event.get("seq")) is int and event["seq"] == seq \
+                    and "sourceEventSeqs" not in event:
+                # what plan_event returns for these, without asking it: nothing, or an append
+                op = event.get("surfaceOp", None)
+                if op is None and etype in quiet and "surfaceOp" not in event:
+                    return
+                if etype in plain and type(op) is str and op == "append":
+                    appended.append(seq)
+                    status[index] = APPENDED
+                    state.positions[seq] = len(state.nodes)
+                    state.nodes.append(seq)
+                    return
             try:
                 plan = plan_event(state, event, seq, version=version, events=events,
                                   base_seq=base_seq)
             except FoldError as err:
                 errors.append(err)
+                rejected[seq] = err
                 status[index] = REJECTED
                 return
             if plan is None:

@@ -74,28 +74,30 @@ class FrameSource(Protocol):
 
 class LogPass:
     """The one pass a session makes over its events: each event is fed once to the scan, to the
-    surface timeline's fold (`workbench.core.timeline.TimelineBuilder`), to the compaction
-    audit's facts (`EventFacts`), and, by type, to the usage and model-call attempt collectors. `workbench.load` hands `Riding.start` to the
-    loader, which feeds every event while it scans the log, so the log is parsed once for the
-    load and all of these; `run` makes the same pass over a log loaded without it."""
+    compaction audit's facts (`EventFacts`) and, by type, to the usage and model-call attempt
+    collectors; the surface timeline is the load's one fold (`workbench.core.timeline
+    .TimelineBuilder`, fed by the loader before this pass: `fold`). `workbench.load` hands
+    `Riding.start` to the loader, which feeds every event while it scans the log, so the log is
+    parsed once for the load and all of these; `run` makes the same pass, and the fold, over a
+    log loaded without it."""
 
-    def __init__(self, events: Sequence[Mapping[str, Any]], *, version: int, spare: bool = False) -> None:
+    def __init__(self, events: Sequence[Mapping[str, Any]], *, version: int, spare: bool = False,
+                 fold: TimelineBuilder | None = None) -> None:
         self.version = version
         self.scanner = EventScanner(version=version, spare=spare)
-        self.fold = TimelineBuilder(events, version=version)
+        self.fold = TimelineBuilder(events, version=version) if fold is None else fold
         self.usage = UsageCollector(version=version)
         self.attempts = AttemptCollector(version=version)
         self.facts = EventFacts.growing(events, version=version, texts=False)
         found: list[Attempt] = []
         self._found = found
-        scan, fold, use, attempt = self.scanner.feed, self.fold.feed, self.usage.feed, self.attempts.feed
+        scan, use, attempt = self.scanner.feed, self.usage.feed, self.attempts.feed
         audited = self.facts.feed
         usage_types, attempt_types = USAGE_TYPES, self.attempts.types
         count = [0]
 
         def feed(event: Mapping[str, Any]) -> None:
             scan(event)
-            fold(event)
             audited(count[0], event)
             etype = event.get("type")
             if etype in attempt_types:
@@ -107,10 +109,11 @@ class LogPass:
 
     @classmethod
     def run(cls, events: Sequence[Mapping[str, Any]], *, version: int) -> LogPass:
-        """The pass over `events`, in order through the sequence's own iterator."""
+        """The pass over `events` and their fold, in order through the sequence's own iterator."""
         done = cls(events, version=version)
-        feed = done.feed
+        feed, fold = done.feed, done.fold.feed
         for event in events:
+            fold(event)
             feed(event)
         return done
 
@@ -141,15 +144,16 @@ class Passed:
 
 class Riding:
     """The loader's feeder hook for a `LogPass` (`workbench.core.load.load_log(feeders=)`):
-    `start` is called once the header is read, with the format generation and the growing
-    event store; `passed` is the pass, or None when the loader never started one."""
+    `start` is called once the header is read, with the format generation, the growing event
+    store and the load's fold; `passed` is the pass, or None when the loader never started one."""
 
     def __init__(self, *, spare: bool = False) -> None:
         self.passed: LogPass | None = None
         self.spare = spare   # a followed log: the scan's columns keep room to grow
 
-    def start(self, version: int, events: Sequence[Mapping[str, Any]]) -> Callable[[Mapping[str, Any]], None]:
-        self.passed = LogPass(events, version=rules_for(version), spare=self.spare)
+    def start(self, version: int, events: Sequence[Mapping[str, Any]],
+              fold: TimelineBuilder) -> Callable[[Mapping[str, Any]], None]:
+        self.passed = LogPass(events, version=rules_for(version), spare=self.spare, fold=fold)
         return self.passed.feed
 
 

@@ -3,8 +3,8 @@
 `AuditRide.start` is a `workbench.core.load.Feeder`: the loader feeds it every event once, as it
 scans the log, and it feeds each one on to
 
-* the surface timeline's fold (`workbench.core.timeline.TimelineBuilder`) and the node price
-  (`heuristic.node_price`);
+* the node price (`heuristic.node_price`), beside the load's own fold (the surface timeline's
+  `workbench.core.timeline.TimelineBuilder`, which the loader feeds and hands to `start`);
 * the audit's per-seq facts (`eventfacts.EventFacts`, with the lost-fact probe's text facts of
   every message);
 * the compaction-quality node facts (`workbench.core.quality.facts.FactReader`: anchors, tool
@@ -47,10 +47,10 @@ class AuditRide:
         self._schema = SchemaWords()
         self._stale_before = 0
 
-    def start(self, version: int, events: Sequence[Mapping[str, Any]]
+    def start(self, version: int, events: Sequence[Mapping[str, Any]], fold: TimelineBuilder
               ) -> Callable[[Mapping[str, Any]], None]:
         v = self.version = rules_for(version)
-        fold = self.fold = TimelineBuilder(events, version=v)
+        self.fold = fold
         facts = self.facts = EventFacts.growing(events, version=v, texts=True)
         reader = self.reader = FactReader(events, frozenset())
         prices = self.prices
@@ -60,13 +60,12 @@ class AuditRide:
         self.attempts = None if collector is None else found
         attempt_types = frozenset() if collector is None else collector.types
         priced = message_types(v)
-        fold_, price_ = fold.feed, prices.append
+        price_ = prices.append
         node, read, header, mark = facts.node, reader.feed, facts.header, facts.mark
         grow = facts._grow
 
         def feed(event: Mapping[str, Any]) -> None:
             seq = len(prices)
-            fold_(event)
             grow(seq + 1)
             kind = event.get("type") if type(event) is dict else None
             if kind in priced:
