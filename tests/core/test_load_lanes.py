@@ -1,8 +1,9 @@
 """The loader's dispatch lanes (`workbench.core.load`) change no outcome.
 
 The pipeline hands each event only to the stages whose types it concerns, skips quiet types,
-shares shape results between the stored validation and restore, and takes shortcuts for plain
-appends. Each stage's result must equal the stage run on its own over every event through its
+shares shape results between the stored validation and restore, and its restore reads the
+log's one fold (the surface timeline's builder, fed every event) instead of folding the events
+it is handed. Each stage's result must equal the stage run on its own over every event through its
 plain ``accept`` (`check_relationships`, `validate_stored_events`, `restore_session`,
 `open_turn_closers`), on the shared corpus and on built damaged logs.
 """
@@ -15,7 +16,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from workbench.core import stored, surface
+from workbench.core import stored
+from workbench.core import surface_rules as surface
 from workbench.core.load import evaluate_bytes, evaluate_path
 from workbench.core.relationships import check_relationships
 from workbench.core.repair import open_turn_closers

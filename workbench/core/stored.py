@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from workbench.core import surface as _fold  # the fold owns the surface rules (one rule, one place)
+from workbench.core import surface_rules as _fold  # the fold owns the surface rules (one rule, one place)
 from workbench.core.events import known_types
 from workbench.core.migration import lift_event
 from workbench.errors import FoldError
