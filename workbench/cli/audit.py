@@ -24,7 +24,8 @@ import sys
 from typing import Any
 
 from workbench.cli.common import add_meter, defects_code, load_or_exit, usage_error
-from workbench.core.compaction.audit import AuditReport, CompactionAudit, audit_log
+from workbench.core.compaction.audit import (
+    AuditReport, CompactionAudit, audit_log, model_requests)
 from workbench.core.compaction.ride import AuditRide
 from workbench.core.quality import analyse, node_pricer, price_table, session_totals
 from workbench.core.tokens.meters import parse_meter_names
@@ -65,25 +66,29 @@ def parse_prices(text: str | None) -> Any:
 
 
 def quality_json(log: Any, found: Any, meters: tuple[str, ...], prices: Any,
-                 reader: Any = None) -> dict[str, Any]:
+                 reader: Any = None, attempts: Any = None) -> dict[str, Any]:
     """The compaction-quality part of the report (module doc); `reader`: the node facts read
-    during the load (`AuditRide`)."""
+    during the load (`AuditRide`); `attempts`: the model attempts, when known."""
     version = rules_for(log.format_version)
     quality = analyse(log.events, version=version, timeline=found.timeline,
                       records=found.records, reader=reader)
-    attempts = None if found.facts is None else found.facts.attempts
     rows = quality.ledger(node_pricer(log.events, version=version, timeline=found.timeline,
                                       dsh=found.price), meters, prices, attempts)
     citations = {c.index: c for c in quality.citations}
+    ledgers: dict[int, list] = {}
+    for row in rows:
+        ledgers.setdefault(row.index, []).append(row.as_json())
+    refetched: dict[int, list] = {}
+    for r in quality.refetches:
+        refetched.setdefault(r.index, []).append(
+            {"seq": r.seq, "tool": r.tool, "text": r.text, "hidden_seq": r.hidden_seq,
+             "result_seq": r.result_seq})
     out = []
     for index, record in enumerate(found.records):
         citation = citations.get(index)
         out.append({"compaction_id": record.compaction_id,
                     "citation": None if citation is None else citation.as_json(),
-                    "ledger": [r.as_json() for r in rows if r.index == index],
-                    "refetches": [{"seq": r.seq, "tool": r.tool, "text": r.text,
-                                   "hidden_seq": r.hidden_seq, "result_seq": r.result_seq}
-                                  for r in quality.refetches if r.index == index]})
+                    "ledger": ledgers.get(index, []), "refetches": refetched.get(index, [])})
     return {"prices": prices.as_json(), "compactions": out, "session": session_totals(rows)}
 
 
@@ -255,8 +260,10 @@ def run(args: argparse.Namespace) -> int:
     if isinstance(log, int):
         return log
     found, reader = ride.finish(log)
-    report = audit_log(log, found=found)
-    quality = quality_json(log, found, meters, prices, reader)
+    attempts = (found.facts.attempts if found.facts is not None and found.facts.attempts
+                is not None else model_requests(log.events, version=rules_for(log.format_version)))
+    report = audit_log(log, found=found, attempts=attempts)
+    quality = quality_json(log, found, meters, prices, reader, attempts)
     if args.json:
         print(stringify(report.as_json() | {"quality": quality}))
     elif sys.stdout.isatty():

@@ -222,7 +222,11 @@ class SurfaceTimeline:
             self._cache.move_to_end(epoch)
             return cached
         cp = self._checkpoint_epochs[bisect_right(self._checkpoint_epochs, epoch) - 1]
-        nodes = list(self._checkpoints[cp])
+        start = self._checkpoints[cp]
+        for known, surface in self._cache.items():   # a nearer rebuilt one (readers walk forward)
+            if cp < known < epoch:
+                cp, start = known, surface
+        nodes = list(start)
         appended, starts = self._appended, self._epoch_start
         for r in range(cp + 1, epoch + 1):
             nodes.extend(appended[starts[r - 1]:starts[r]])
