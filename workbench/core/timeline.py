@@ -7,9 +7,10 @@ while it scans, and its restore stage reads the outcome (`workbench.core.restore
 for the two cases whose plan needs no look at the surface (a log-only event, a plain append: see
 `log_only_types`, `plain_append_types`), and records only what changes:
 
-* appended nodes, in one ascending list (between two replacements the surface only grows by
+* appended nodes, in one ascending array (between two replacements the surface only grows by
   appends, so the surface at a seq is "surface after the last replacement" + a prefix of that
-  epoch's appends, found by bisection);
+  epoch's appends, found by bisection); a timeline shares the builder's arrays, which only grow,
+  and reads its own prefix of them (a followed log's builder goes on after `finish`);
 * per replacement its positions and shadowed nodes; the surface after a replacement is stored as
   a checkpoint every few replacements (or when replaying the splices since the last checkpoint
   would cost too much) and rebuilt from the nearest one by replaying at most a few splices;
@@ -70,7 +71,7 @@ class TimelineBuilder:
         self.events = events
         self.shadow = array("q")
         self.status = bytearray()
-        self.appended: list[int] = []
+        self.appended = array("q")
         self.epoch_start = [0]
         self.rep_seqs: list[int] = []
         self.rep_pos: list[tuple[int, int]] = []
@@ -192,7 +193,8 @@ class SurfaceTimeline:
         self._n = builder.count
         self._shadow = builder.shadow
         self._status = builder.status
-        self._appended = tuple(builder.appended)   # tuple slices are tuples: one copy per query
+        self._appended = builder.appended   # shared with the builder, which only appends to it
+        self._n_appended = len(builder.appended)
         self._epoch_start = builder.epoch_start
         self._rep_seqs = builder.rep_seqs
         self._rep_pos = builder.rep_pos
@@ -247,10 +249,9 @@ class SurfaceTimeline:
         epoch = bisect_right(self._rep_seqs, seq)
         base = self._epoch_base(epoch)
         lo = self._epoch_start[epoch]
-        hi = self._epoch_start[epoch + 1] if epoch + 1 < len(self._epoch_start) else len(
-            self._appended)
+        hi = self._epoch_start[epoch + 1] if epoch + 1 < len(self._epoch_start) else self._n_appended
         cut = bisect_right(self._appended, seq, lo, hi)
-        tail = self._appended[lo:cut]
+        tail = tuple(self._appended[lo:cut])
         return base + tail if base else tail
 
     def replace_generation_at(self, seq: int) -> int:
@@ -264,7 +265,7 @@ class SurfaceTimeline:
 
     def appended_through(self, seq: int) -> tuple[int, ...]:
         """Every node appended up to `seq` (ascending), shadowed later or not."""
-        return tuple(self._appended[:bisect_right(self._appended, seq)])
+        return tuple(self._appended[:bisect_right(self._appended, seq, 0, self._n_appended)])
 
     # -- per-event facts -----------------------------------------------------------------------
 

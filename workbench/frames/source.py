@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 
 from workbench.core.compaction.eventfacts import EventFacts
+from workbench.core.prefix import Prefix
 from workbench.core.requests import Attempt, AttemptCollector
 from workbench.core.timeline import SurfaceTimeline, TimelineBuilder
 from workbench.core.tokens.usage import USAGE_TYPES, UsageCollector, UsageSample
@@ -126,7 +127,7 @@ class LogPass:
         (the open model-call attempt is closed on a copy of the collector)."""
         open_attempts = copy.deepcopy(self.attempts).finish()
         return Passed(self.scanner.finish(has_times=has_times), self.fold.finish(events),
-                      self.usage.samples(), tuple(self._found + open_attempts), self.facts)
+                      self.usage.samples(), Prefix(self._found, extra=open_attempts), self.facts)
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,8 +136,8 @@ class Passed:
 
     scan: EventScan
     timeline: SurfaceTimeline
-    usage: tuple[UsageSample, ...]
-    attempts: tuple[Attempt, ...]
+    usage: Sequence[UsageSample]
+    attempts: Sequence[Attempt]
     facts: EventFacts | None = None
     """What the compaction audit reads from each event (`core.compaction.eventfacts`, no texts),
     fed during the same pass."""

@@ -22,6 +22,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from workbench.core.prefix import Prefix
 from workbench.io.generations import nested_streams
 from workbench.io.jsjson import ABSENT, is_number
 from workbench.io.payloads import read_events
@@ -177,8 +178,9 @@ class UsageCollector:
         samples.append(sample)
         self._last = len(samples) - 1
 
-    def samples(self) -> tuple[UsageSample, ...]:
-        return tuple(self._samples)
+    def samples(self) -> Sequence[UsageSample]:
+        """The samples so far, as a view (`workbench.core.prefix.Prefix`: the collector may go on)."""
+        return Prefix(self._samples)
 
 
 def usage_samples(events: Sequence[dict], *, version: int,
@@ -190,7 +192,7 @@ def usage_samples(events: Sequence[dict], *, version: int,
     feed = collector.feed
     for _, event in read_events(events, range(len(events)) if positions is None else positions):
         feed(event)
-    return collector.samples()
+    return tuple(collector.samples())
 
 
 def usage_totals(samples: Sequence[UsageSample]) -> UsageTotals:
