@@ -136,3 +136,31 @@ def test_follow_usage_errors_exit_2(tmp_path):
         done = subprocess.run([*CLI, *args], capture_output=True,
                               text=True, timeout=TIMEOUT, check=False)
         assert done.returncode == 2 and "Traceback" not in done.stderr and done.stderr.count("\n") == 1
+
+
+V3 = SHARED / "corpus" / "dsh-0.1.5-v3" / "dev-subagent-spawn-child__session.v3.jsonl"
+
+
+@pytest.mark.skipif(not V3.exists(), reason=f"{V3} is absent (../shared)")
+def test_follow_names_a_newer_generation_when_dsh_migrates_the_log(tmp_path):
+    import workbench
+    target = tmp_path / "session.v3.jsonl"
+    target.write_bytes(V3.read_bytes())
+    info = _start("info", str(target), "--follow")
+    fold = _start("fold", str(target), "--follow", "--json")
+    info_lines: list[str] = []
+    fold_lines: list[str] = []
+    _wait_for(info, info_lines, lambda ls: len(ls) >= 1)
+    _wait_for(fold, fold_lines, lambda ls: len(ls) >= 1)
+    assert not any("newer" in line for line in info_lines + fold_lines)
+    newer = tmp_path / "session.v4.jsonl"
+    workbench.load(target).migrated(4).write(newer)   # the v4 view DSH 0.2.1 writes beside it
+    _wait_for(info, info_lines, lambda ls: any("newer generation" in line for line in ls))
+    _wait_for(fold, fold_lines, lambda ls: any('"newer-generation"' in line for line in ls))
+    for proc in (info, fold):
+        code, err = _stop(proc)
+        assert code == 130 and "Traceback" not in err
+    line = next(line for line in info_lines if "newer generation" in line)
+    assert str(newer) in line and "--follow" in line
+    record = next(json.loads(x) for x in fold_lines if '"newer-generation"' in x)
+    assert record == {"op": "newer-generation", "path": str(newer)}

@@ -9,7 +9,8 @@ import pytest
 
 import workbench
 from workbench.io import zstd
-from workbench.io.follow import LogTail, newer_generation
+from workbench.io import follow
+from workbench.io.follow import WINDOW, LogTail, newer_generation
 
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared"
@@ -130,3 +131,78 @@ def test_a_log_unreadable_from_the_start_is_not_reloaded_again_and_again(tmp_pat
     assert rules == [d.rule for d in workbench.load(path).defects]
     for _ in range(3):
         assert not session.refresh().reloaded
+
+
+def _rewrite_middle(path: Path, data: bytes) -> int:
+    """Change one letter in the middle of the file in place (same size, same inode); its offset."""
+    at = len(data) // 2
+    while not data[at:at + 1].isalpha():
+        at += 1
+    with open(path, "r+b") as f:
+        f.seek(at)
+        f.write(b"Q" if data[at:at + 1] != b"Q" else b"R")
+    return at
+
+
+def test_a_same_size_rewrite_in_the_middle_reloads_with_a_notice(tmp_path):
+    data = _log_bytes()
+    assert len(data) < follow.BLOCK   # one incomplete block: verified at the first poll after the change
+    path = tmp_path / "session.v4.jsonl"
+    path.write_bytes(data)
+    session = workbench.load(path, follow=True)
+    session.events_df()
+    at = _rewrite_middle(path, data)
+    assert WINDOW < at < len(data) - WINDOW   # neither the head nor the last window sees it
+    result = session.refresh()
+    assert result.reloaded and "rewritten" in result.notice and session.reload_notices == [result.notice]
+    fresh = workbench.load(path)
+    assert len(session) == len(fresh) and session.events_df().equals(fresh.events_df())
+
+
+def test_a_rewrite_anywhere_in_a_large_prefix_is_found_within_its_verification_round(tmp_path, monkeypatch):
+    monkeypatch.setattr(follow, "BLOCK", 4096)
+    monkeypatch.setattr(follow, "VERIFY_BYTES", 2 * 4096)
+    data = _log_bytes()
+    lines = data.splitlines(keepends=True)
+    path = tmp_path / "session.v4.jsonl"
+    path.write_bytes(b"".join(lines[:-5]))
+    tail = LogTail(str(path))
+    tail.poll()
+    for line in lines[-5:]:   # appends: each poll re-checks at most VERIFY_BYTES of the prefix
+        with open(path, "ab") as f:
+            f.write(line)
+        before = tail.check_bytes
+        assert tail.poll().reset is None
+        assert tail.check_bytes - before <= 2 * WINDOW + follow.VERIFY_BYTES
+    rounds = -(-len(data) // follow.VERIFY_BYTES)
+    for _ in range(rounds + 1):   # a round after the appends finds the file unchanged
+        assert tail.poll().reset is None
+    quiet = tail.check_bytes
+    assert tail.poll().reset is None and tail.check_bytes == quiet   # nothing changed: nothing re-read
+    at = _rewrite_middle(path, data)
+    polls = 0
+    while (growth := tail.poll()).reset is None:
+        polls += 1
+        assert polls <= rounds
+    assert "rewritten" in growth.reset and f"{at // 4096 * 4096:,}" in growth.reset
+    assert tail.bytes_read == len(data)
+
+
+def test_a_newer_generation_is_offered_only_once_discovery_lists_it_as_this_session(tmp_path):
+    data = _log_bytes()
+    header, rest = data.split(b"\n", 1)
+    path = tmp_path / "session.v3.jsonl"
+    path.write_bytes(data)
+    session = workbench.load(path, follow=True)
+    newer = tmp_path / "session.v4.jsonl"
+    (tmp_path / "session.v4.jsonl.tmp").write_bytes(data)   # a migration in progress: not a session file
+    assert session.refresh().newer is None
+    newer.write_bytes(header[:len(header) // 2])             # its header is still being written
+    assert session.refresh().newer is None
+    other = header.replace(str(session.session_id).encode(), b"another-session", 1)
+    assert other != header
+    newer.write_bytes(other + b"\n" + rest)                  # another session's log
+    assert session.refresh().newer is None
+    newer.write_bytes(data)
+    assert session.refresh().newer == str(newer)
+    assert session.refresh().newer == str(newer)             # kept once found

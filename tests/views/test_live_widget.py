@@ -79,3 +79,30 @@ def test_rewritten_log_reloads_with_a_notice_and_stop(tmp_path, monkeypatch):
     assert wb.state.last_seq == len(workbench.load(target)) - 1
     wb.live.stop()
     assert "stopped" in wb.live.badge.value and wb.live.tail.disabled
+
+
+V3 = SHARED / "corpus" / "dsh-0.1.5-v3" / "dev-subagent-spawn-child__session.v3.jsonl"
+
+
+@pytest.mark.skipif(not V3.exists(), reason=f"{V3} is absent (../shared)")
+def test_a_newer_generation_is_offered_and_opened_on_request(tmp_path, monkeypatch):
+    monkeypatch.setattr(live_module, "REDRAW_SECONDS", 0.0)
+    target = tmp_path / "session.v3.jsonl"
+    target.write_bytes(V3.read_bytes())
+    wb = workbench.follow(target)
+    wb.live.poll()
+    assert wb.live.open_newer_button.layout.display == "none" and "newer" not in wb.live.badge.value
+    newer = tmp_path / "session.v4.jsonl"
+    migrated = workbench.load(target).migrated(4)
+    migrated.write(newer)
+    wb.live.poll()
+    assert wb.live.open_newer_button.layout.display != "none"
+    assert "newer generation" in wb.live.badge.value and "session.v4.jsonl" in wb.live.badge.value
+    assert wb.session.path == str(target)   # offered, not opened by itself
+    wb.live.open_newer_button.click()
+    assert wb.session.path == str(newer) and wb.session.version == 4 and wb.session.live is not None
+    assert len(wb.session) == len(migrated) and wb.state.last_seq == len(migrated) - 1
+    assert wb.live.open_newer_button.layout.display == "none"
+    assert "following the newer generation now" in wb.live.badge.value
+    for panel in wb.views:
+        assert panel.last_error is None

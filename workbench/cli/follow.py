@@ -11,7 +11,8 @@ second) until interrupted; Ctrl-C ends them quietly with exit code 130 (like ``t
   object per change and line (``op``: append, replace, rejected, compaction-open,
   compaction-close, reload, newer-generation).
 * ``info --follow`` keeps one status line current (events, turns, the last event, running
-  brackets with their elapsed time, bytes still being written, verdict): rewritten in place on a
+  brackets with their elapsed time, bytes still being written, verdict, a newer generation of the
+  session that appeared beside the log, with the command that follows it): rewritten in place on a
   terminal, a new line per change otherwise; ``--json`` one object per change.
 
 Log text is untrusted: everything printed from a log goes through the CLI's escaping.
@@ -90,7 +91,8 @@ class _FoldPrinter:
         if result.newer and result.newer != self.newer:
             self.newer = result.newer
             _emit(self.json, {"op": "newer-generation", "path": result.newer},
-                  f"# a newer generation of this session appeared: {clean(result.newer)}")
+                  f"# a newer generation of this session appeared (DSH migrated the log): "
+                  f"{clean(result.newer)}; follow it with: workbench fold {clean(result.newer)} --follow")
         if result.reloaded:
             _emit(self.json, {"op": "reload", "notice": result.notice}, f"# {clean(str(result.notice))}")
             self.surface()
@@ -165,6 +167,7 @@ def status(session: Any) -> dict:
                      "elapsed_ms": r.elapsed_ms} for r in running],
         "pending_bytes": session.live.tail.pending if session.live is not None else 0,
         "verdict": session.verdict, "defects": len(session.defects),
+        "newer_generation": session.live.newer if session.live is not None else None,
     }
 
 
@@ -178,6 +181,9 @@ def status_line(info: dict) -> str:
     if info["pending_bytes"]:
         parts.append(f"{info['pending_bytes']:,} B being written")
     parts.append(info["verdict"] + (f", {info['defects']} defects" if info["defects"] else ""))
+    if info["newer_generation"]:
+        parts.append(f"newer generation: {clean(info['newer_generation'])} "
+                     f"(workbench info {clean(info['newer_generation'])} --follow)")
     return "live · " + " · ".join(parts)
 
 

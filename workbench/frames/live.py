@@ -50,6 +50,12 @@ class Live:
     def __init__(self, log: LiveLog, riding: Riding) -> None:
         self.log = log
         self._riding = riding
+        self.newer: str | None = None   # a higher generation found beside the log (kept once found)
+
+    def find_newer(self, session_id: str | None) -> str | None:
+        if self.newer is None:
+            self.newer = newer_generation(self.path, session_id)
+        return self.newer
 
     @property
     def passed(self) -> LogPass | None:
@@ -104,11 +110,12 @@ def _restart(session: Any, live: Live) -> None:
 def refresh(session: Any) -> Refresh:
     """One poll of a followed session's log (module doc)."""
     live: Live | None = session.live
-    newer = newer_generation(session.path)
     if live is None:   # a session loaded without follow: start following with one full read
         _restart(session, open_live(session.path))
         return Refresh(0, len(session), session.live.tail.pending, True,
-                       "following starts: the log was read again once", newer)
+                       "following starts: the log was read again once",
+                       session.live.find_newer(session.session_id))
+    newer = live.find_newer(session.session_id)
     before = live.tail.position
     poll = live.log.poll(collect=False)
     if poll.reset is not None:

@@ -7,22 +7,28 @@ in memory (never read again from disk) and handed out once the rest arrives.
 
 Invariants:
 
-* every byte of the file is read from disk once (`bytes_read`); the only bytes read again are the
-  small fingerprint windows that check the known prefix is unchanged (`check_bytes`, at most
-  ``2 * WINDOW`` per poll that finds the file changed);
+* every byte of the file is read from disk once for its records (`bytes_read`); the only bytes
+  read again are the checks that the known prefix is unchanged (`check_bytes`): the head and the
+  bytes just before the read position (`WINDOW` each) at a poll that finds the file changed, and
+  at most `VERIFY_BYTES` of whole `BLOCK`s per poll while a verification round is due;
 * the known prefix is trusted only while it is verifiably the same file: a replaced file (another
-  inode), a shrunk one, or a changed header window or window just before the read position makes
-  the poll return a `Growth` with a ``reset`` reason, and the tail stops (the caller reloads). A
-  rewrite elsewhere in the middle of a file that kept its size, inode and both windows is not
-  detected (reading it all again is what following avoids);
+  inode), a shrunk one, a changed head or last window, or a known block whose checksum changed
+  (a same-size rewrite in the middle) makes the poll return a `Growth` with a ``reset`` reason,
+  and the tail stops (the caller reloads). Each complete `BLOCK` of the known prefix keeps a CRC-32
+  taken as it was read; a change of the file's size or times starts a round that re-checks every
+  known block, `VERIFY_BYTES` per poll, so a rewrite anywhere in the prefix is found within
+  ``known bytes / VERIFY_BYTES`` polls of it (a rewrite that keeps size, mtime and ctime is not
+  seen: nothing says the file changed);
 * zstd framing problems (a bad magic, a reserved bit) end following with ``error``: the caller
   reloads the file to report them exactly as a fresh load does.
 
-The file is opened read-only and never written.
+The file is opened read-only and never written. `newer_generation` names a higher generation of
+the followed session appearing beside it, by discovery's own session listing.
 """
 from __future__ import annotations
 
 import os
+import zlib
 from dataclasses import dataclass, field
 
 from workbench.io import zstd
@@ -34,6 +40,12 @@ the known prefix did not change."""
 
 READ_LIMIT = 64 * 1024 * 1024
 """Most bytes read from disk by one poll (a huge append is handed out over several polls)."""
+
+BLOCK = 1024 * 1024
+"""Bytes per checksummed block of the known prefix (file offsets ``k * BLOCK``)."""
+
+VERIFY_BYTES = 2 * BLOCK
+"""Most known bytes re-read per poll to verify their blocks' checksums."""
 
 
 @dataclass(slots=True)
@@ -71,7 +83,11 @@ class LogTail:
     _head: bytes = b""
     _last: bytes = b""
     _identity: tuple[int, int] | None = None
-    _mtime: int = -1
+    _stat: tuple[int, int, int] | None = None   # size, mtime, ctime at the last poll
+    _blocks: list[int] = field(default_factory=list)   # CRC-32 of each complete known block
+    _crc: int = 0              # running CRC-32 of the current, incomplete block
+    _verify: int = 0           # the next block index to verify
+    _unverified: int = 0       # blocks still to verify in the current round
 
     @property
     def pending(self) -> int:
@@ -107,16 +123,27 @@ class LogTail:
             size, read_to = st.st_size, self.consumed
             if size < read_to:
                 return self._stop(f"the log was truncated ({size:,} bytes, {read_to:,} already read)")
-            if size == read_to and st.st_mtime_ns == self._mtime:
+            stat = (size, st.st_mtime_ns, st.st_ctime_ns)
+            changed = stat != self._stat
+            if not changed and not self._unverified:
                 return Growth(pending=self.pending)
-            if read_to and not self._prefix_unchanged(fd):
-                return self._stop("the log was rewritten (its known prefix changed)")
-            self._mtime = st.st_mtime_ns
+            if changed and read_to:
+                if not self._prefix_unchanged(fd):
+                    return self._stop("the log was rewritten (its known prefix changed)")
+                # a new round over every known block (and the incomplete last one)
+                self._unverified = len(self._blocks) + (1 if self.bytes_read % BLOCK else 0)
+            if self._unverified:
+                bad = self._verify_blocks(fd)
+                if bad is not None:
+                    return self._stop(f"the log was rewritten (its known bytes {bad * BLOCK:,}.."
+                                      f"{(bad + 1) * BLOCK - 1:,} changed)")
+            self._stat = stat
             want = min(size - read_to, READ_LIMIT)
             data = os.pread(fd, want, read_to) if want else b""
         finally:
             os.close(fd)
         self.bytes_read += len(data)
+        self._checksum(data)
         if not read_to:
             self._head = data[:WINDOW]
         elif len(self._head) < WINDOW:
@@ -135,6 +162,39 @@ class LogTail:
         last = os.pread(fd, len(self._last), at)
         self.check_bytes += len(head) + len(last)
         return head == self._head and last == self._last
+
+    def _checksum(self, data: bytes) -> None:
+        """Extend the block checksums by the bytes just read (the file is read in order from
+        offset 0, so `data` starts at file offset ``bytes_read - len(data)``)."""
+        at = self.bytes_read - len(data)
+        view = memoryview(data)
+        done = 0
+        while done < len(data):
+            piece = view[done:done + BLOCK - (at + done) % BLOCK]
+            self._crc = zlib.crc32(piece, self._crc)
+            done += len(piece)
+            if not (at + done) % BLOCK:
+                self._blocks.append(self._crc)
+                self._crc = 0
+
+    def _verify_blocks(self, fd: int) -> int | None:
+        """Re-read up to `VERIFY_BYTES` of the known prefix, block by block round robin (the last,
+        incomplete block against its running CRC); the first block that changed, else None."""
+        budget = VERIFY_BYTES
+        units = len(self._blocks) + (1 if self.bytes_read % BLOCK else 0)
+        while self._unverified and units:
+            index = self._verify % units
+            want = BLOCK if index < len(self._blocks) else self.bytes_read % BLOCK
+            if want > budget:
+                break
+            block = os.pread(fd, want, index * BLOCK)
+            self.check_bytes += len(block)
+            if zlib.crc32(block) != (self._blocks[index] if index < len(self._blocks) else self._crc):
+                return index
+            self._verify = index + 1
+            self._unverified -= 1
+            budget -= len(block)
+        return None
 
     def _split_raw(self) -> Growth:
         pending = self._pending
@@ -166,10 +226,16 @@ class LogTail:
 
 
 
-def newer_generation(path: str) -> str | None:
-    """A higher-generation session file next to `path` (DSH migrated the log: v4 spec §0.1),
-    by canonical file name; None when there is none (or `path` has no canonical name)."""
+def newer_generation(path: str, session_id: str | None = None) -> str | None:
+    """The log of the followed session's directory when it is a higher generation than `path`
+    (DSH migrated the log: v4 spec §0.1), by discovery's session listing
+    (`workbench.io.discover.find_sessions`: the highest canonical generation is the session's
+    log) and only once its header reads as a session header of a generation this build reads,
+    naming the same session (`session_id`, when known); else None. A directory without a
+    canonical name higher than `path`'s is only listed, no file is opened."""
+    from workbench.io.discover import find_sessions
     from workbench.io.layout import canonical_generation
+    from workbench.io.generations import READABLE
     directory, name = os.path.split(os.path.abspath(path))
     mine = canonical_generation(name)
     if mine is None:
@@ -178,8 +244,21 @@ def newer_generation(path: str) -> str | None:
         names = os.listdir(directory)
     except OSError:
         return None
-    newer = [(g, n) for n in names if (g := canonical_generation(n)) is not None and g > mine]
-    return os.path.join(directory, max(newer)[1]) if newer else None
+    if not any((g := canonical_generation(n)) is not None and g > mine for n in names):
+        return None
+    try:
+        refs = find_sessions(directory)
+    except Exception:  # noqa: BLE001 - a directory changing under the listing: asked again next poll
+        return None
+    if len(refs) != 1:
+        return None
+    ref = refs[0]
+    if ref.generation is None or ref.generation <= mine or ref.header_error is not None \
+            or ref.skipped is not None or ref.format_version not in READABLE:
+        return None
+    if session_id is not None and ref.session_id is not None and ref.session_id != session_id:
+        return None
+    return os.fspath(ref.path)
 
 
-__all__ = ["Growth", "LogTail", "READ_LIMIT", "WINDOW", "newer_generation"]
+__all__ = ["BLOCK", "Growth", "LogTail", "READ_LIMIT", "VERIFY_BYTES", "WINDOW", "newer_generation"]

@@ -17,7 +17,9 @@ Rules:
   however fast events arrive (and never more often than twice the last redraw took); the bar is
   updated at every poll (elapsed times tick);
 * a log that was rewritten or truncated is loaded again by the session (`Session.refresh`) and
-  the bar says so; a newer generation file is named, never opened by itself.
+  the bar says so; a newer generation of the session (DSH migrated the log,
+  `workbench.io.follow.newer_generation`) is named in the bar with an "open newer generation"
+  button, never opened by itself.
 """
 from __future__ import annotations
 
@@ -72,8 +74,14 @@ class LiveFollow:
                                           tooltip="stop following (the log is no longer read)")
         self.stop_button.add_class("wb-live-stop")
         self.stop_button.on_click(lambda _: self.stop())
+        self.open_newer_button = widgets.Button(
+            description="open newer generation", icon="level-up",
+            tooltip="DSH migrated this session: follow its newer generation file instead",
+            layout=widgets.Layout(display="none"))
+        self.open_newer_button.add_class("wb-live-newer")
+        self.open_newer_button.on_click(lambda _: self.open_newer())
         self.tail.observe(self._tail_changed, names="value")
-        self.bar = widgets.HBox([self.badge, self.tail, self.stop_button])
+        self.bar = widgets.HBox([self.badge, self.tail, self.open_newer_button, self.stop_button])
         self.bar.add_class("wb-live")
         self._badge()
 
@@ -119,8 +127,9 @@ class LiveFollow:
             self._badge()
             return None
         self.pending = result.pending
-        if result.newer:
+        if result.newer and result.newer != self.newer:
             self.newer = result.newer
+            self.open_newer_button.layout.display = None
         if result.reloaded and result.notice:
             self.notices = [result.notice]
             self.seen_last = min(self.seen_last, len(self.session) - 1)
@@ -147,6 +156,26 @@ class LiveFollow:
         self.redraws += 1
         self._last_redraw = time.monotonic()
         self._redraw_cost = self._last_redraw - started
+
+    def open_newer(self) -> None:
+        """Follow the newer generation file the bar offers (DSH migrated the log) in this
+        workbench instead of the old one, at its last event when following the tail."""
+        if self.newer is None:
+            return
+        from workbench.session import load
+        path, self.newer = self.newer, None
+        try:
+            session = load(path, follow=True)
+        except Exception as exc:  # noqa: BLE001 - the bar says what went wrong, the old log stays
+            self.notices = [f"the newer generation could not be opened: {type(exc).__name__}: {exc}"]
+            self._badge()
+            return
+        self.open_newer_button.layout.display = "none"
+        self.session = self.workbench.session = session
+        self.notices = [f"following the newer generation now: {os.path.basename(path)}"]
+        self.seen_last = len(session) - 1
+        self.redraw()
+        self._badge()
 
     def _tail_changed(self, change: dict) -> None:
         if change["new"]:
@@ -181,7 +210,9 @@ class LiveFollow:
         if self.pending:
             parts.append(f"{self.pending:,} bytes being written")
         if self.newer:
-            parts.append(f"a newer generation appeared: {escape(os.path.basename(self.newer))}")
+            parts.append(f'<span class="wb-live-newer-note">a newer generation of this session appeared: '
+                         f"{escape(os.path.basename(self.newer))} (DSH migrated the log; "
+                         f"“open newer generation” follows it)</span>")
         for notice in self.notices:
             parts.append(f'<span class="wb-live-notice">{escape(notice)}</span>')
         label = "stopped" if stopped or (self._task is None and self.stop_button.disabled) else "● live"
