@@ -24,6 +24,8 @@ def assert_same_session(followed, fresh) -> None:
     for name in FRAME_NAMES:
         pd.testing.assert_frame_equal(getattr(followed, f"{name}_df")(), getattr(fresh, f"{name}_df")(),
                                       check_exact=True, obj=name)
+    assert followed.compactions.records == fresh.compactions.records
+    assert followed.compactions.prunes == fresh.compactions.prunes
     a, b = followed.timeline, fresh.timeline
     assert a.final_nodes == b.final_nodes
     assert [r.seq for r in a.replacements] == [r.seq for r in b.replacements]

@@ -206,3 +206,18 @@ def test_a_newer_generation_is_offered_only_once_discovery_lists_it_as_this_sess
     newer.write_bytes(data)
     assert session.refresh().newer == str(newer)
     assert session.refresh().newer == str(newer)             # kept once found
+
+
+def test_a_log_larger_than_one_poll_is_read_whole_at_start_and_on_refresh(tmp_path, monkeypatch):
+    monkeypatch.setattr(follow, "READ_LIMIT", 4096)
+    data = _log_bytes()
+    lines = data.splitlines(keepends=True)
+    path = tmp_path / "session.v4.jsonl"
+    path.write_bytes(b"".join(lines[:-3]))
+    session = workbench.load(path, follow=True)
+    assert len(session) == len(workbench.load(path))
+    with open(path, "ab") as f:
+        f.write(b"".join(lines[-3:]))
+    while session.refresh():
+        pass
+    assert len(session) == len(workbench.load(path)) and session.live.tail.bytes_read == len(data)

@@ -15,6 +15,8 @@ from collections.abc import Iterator, Sequence
 from itertools import chain, islice
 from typing import Any, TypeVar
 
+from workbench.errors import SeqOutOfRange
+
 T = TypeVar("T")
 
 
@@ -38,7 +40,7 @@ class Prefix(Sequence[T]):
         if index < 0:
             index += size
         if not 0 <= index < size:
-            raise IndexError("Prefix index out of range")
+            raise SeqOutOfRange("index out of range")
         return self._items[index] if index < self._n else self._extra[index - self._n]
 
     def __iter__(self) -> Iterator[T]:

@@ -269,6 +269,11 @@ class SurfaceTimeline:
 
     # -- per-event facts -----------------------------------------------------------------------
 
+    def event_codes(self) -> tuple[bytes, array]:
+        """Per event, copies: its status (`LOG_ONLY`, `APPENDED`, `REPLACEMENT`, `REJECTED`) and
+        the seq of the replacement that hid it (-1: never hidden), for vectorised readers."""
+        return bytes(self._status[:self._n]), self._shadow[:self._n]
+
     def _index(self, seq: int) -> int:
         index = seq - self.base_seq
         if not 0 <= index < self._n:

@@ -5,8 +5,11 @@ A followed session (`workbench.load(path, follow=True)`) keeps the loader's pass
 .LogPass`: scan, surface timeline fold, usage, model-call attempts). A refresh polls the file
 once; the loader reads and checks only the appended records, and every stage, the scan (growing
 columns, `frames.grow`) and the fold continue from their state with each appended event, parsed
-once. What is derived from them (surface arrays, compaction brackets, audit, quality, every
-cached frame) is dropped and rebuilt on first use from the extended scan and timeline.
+once; nothing of the whole log is copied (the timeline, usage samples and attempts are views of
+the growing collections). The compaction brackets (`core.compaction.brackets
+.extend_compactions`), the real meters' counts and the timeline frame's usage columns are
+extended by the appended events; the rest of what is derived (surface arrays, audit, quality,
+the other cached frames) is dropped and rebuilt on first use from the extended state.
 
 A rewritten, truncated or replaced log cannot be extended: the session loads it again and says so
 (`Refresh.notice`). A higher generation file appearing next to the log (DSH migrated it) is
@@ -18,13 +21,16 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
+from workbench.core.compaction.brackets import extend_compactions
 from workbench.core.follow import LiveLog
+from workbench.frames.meters import extend_log_prices
 from workbench.frames.source import LogPass, Riding
 from workbench.io.follow import LogTail, newer_generation
 from workbench.io.read import log_path
 
 _DERIVED = ("surface", "compactions", "audit", "quality")
-"""Cached properties of a session rebuilt on first use after the log grew."""
+"""Cached properties of a session rebuilt on first use after the log changed (the compaction
+brackets are extended instead when the log only grew: `extend_derived`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +57,7 @@ class Live:
         self.log = log
         self._riding = riding
         self.newer: str | None = None   # a higher generation found beside the log (kept once found)
+        self.usage_rows: Any = None     # the timeline frame's usage columns, extended (`frames.timeline`)
 
     def find_newer(self, session_id: str | None) -> str | None:
         if self.newer is None:
@@ -99,6 +106,22 @@ def forget_derived(session: Any) -> None:
     session.meter_counts.clear()
 
 
+def extend_derived(session: Any, start: int) -> None:
+    """After events `start..` were appended: extend the compaction brackets and the real
+    meters' counts by them; drop the rest of what is derived (rebuilt on first use, from
+    vectorised passes over the extended arrays)."""
+    found = session.__dict__.pop("compactions", None)
+    counts = dict(session.meter_counts)
+    forget_derived(session)
+    session.meter_counts.update(counts)
+    extend_log_prices(session, start)
+    if found is not None:
+        grown = extend_compactions(found, session.events, version=session.version,
+                                   timeline=session.timeline, price=session.price)
+        if grown is not None:
+            session.__dict__["compactions"] = grown
+
+
 def _restart(session: Any, live: Live) -> None:
     session._live = live
     session.log = live.log.log()
@@ -131,7 +154,9 @@ def refresh(session: Any) -> Refresh:
     session.log = live.log.log()
     if "_pass" in session.__dict__ and live.passed is not None:
         session.__dict__["_pass"] = live.passed.finish(session.events, has_times=session.has_times)
-    forget_derived(session)
+        extend_derived(session, poll.first)
+    else:
+        forget_derived(session)
     return Refresh(poll.first, poll.count, poll.pending, newer=newer)
 
 

@@ -74,3 +74,17 @@ def fill_log_prices(session: FrameSource, meters: Sequence[str], *, progress: bo
     for meter in missing:
         session.meter_counts[meter] = get_meter(meter, version=session.version).count_pieces(
             pieces, progress=progress)
+
+
+def extend_log_prices(session: FrameSource, start: int) -> None:
+    """Extend every real meter's cached counts by the events from `start` on (a followed log
+    grew: only the appended events' pieces are read)."""
+    n = len(session)
+    if not session.meter_counts or start >= n:
+        return
+    events = session.events
+    pieces = node_pieces(((i - start, events[i]) for i in range(start, n)), n - start, session.version)
+    for meter, counts in list(session.meter_counts.items()):
+        added = get_meter(meter, version=session.version).count_pieces(pieces)
+        session.meter_counts[meter] = np.concatenate([counts[:start], added])
+

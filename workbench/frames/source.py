@@ -22,7 +22,7 @@ import numpy as np
 from workbench.core.compaction.eventfacts import EventFacts
 from workbench.core.prefix import Prefix
 from workbench.core.requests import Attempt, AttemptCollector
-from workbench.core.timeline import SurfaceTimeline, TimelineBuilder
+from workbench.core.timeline import APPENDED, REJECTED, REPLACEMENT, SurfaceTimeline, TimelineBuilder
 from workbench.core.tokens.usage import USAGE_TYPES, UsageCollector, UsageSample
 from workbench.frames.scan import EventScan, EventScanner
 from workbench.io.generations import rules_for
@@ -168,30 +168,25 @@ class SurfaceArrays:
     after every event (one vectorised pass)."""
 
     def __init__(self, timeline: SurfaceTimeline, n: int) -> None:
-        node = np.zeros(n, dtype=bool)
-        appended = np.asarray(timeline.appended_through(timeline.end_seq), dtype=np.int64)
-        node[appended] = True
+        codes, shadow = timeline.event_codes()
+        status = np.zeros(n, dtype=np.uint8)   # LOG_ONLY past the events the fold saw
+        status[:len(codes)] = np.frombuffer(codes, dtype=np.uint8)[:n]
         shadowed_by = np.full(n, -1, dtype=np.int64)
+        if len(shadow):
+            shadowed_by[:len(shadow)] = np.frombuffer(shadow, dtype=np.int64)[:n]
+        node = (status == APPENDED) | (status == REPLACEMENT)
         size_delta = node.astype(np.int64)
-        replaced = np.zeros(n, dtype=np.int64)
         self._hidden: list[tuple[int, np.ndarray]] = []
         for rep in timeline.replacements:
-            node[rep.seq] = True
             hidden = np.asarray(rep.shadowed, dtype=np.int64)
-            shadowed_by[hidden] = rep.seq
             size_delta[rep.seq] = 1 - len(hidden)
-            replaced[rep.seq] = 1
             self._hidden.append((rep.seq, hidden))
-        rejected = np.zeros(n, dtype=bool)
-        for err in timeline.errors:
-            if err.seq is not None and 0 <= err.seq < n:
-                rejected[err.seq] = True
         self.node = node
         self.shadowed_by = shadowed_by
-        self.rejected = rejected
+        self.rejected = status == REJECTED
         self.size = np.cumsum(size_delta)
-        self.replaced = replaced.astype(bool)
-        self.generation = np.cumsum(replaced)
+        self.replaced = status == REPLACEMENT
+        self.generation = np.cumsum(self.replaced, dtype=np.int64)
         self.final_nodes = timeline.final_nodes
 
     def totals(self, prices: np.ndarray) -> np.ndarray:

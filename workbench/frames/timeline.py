@@ -15,7 +15,7 @@ nothing is refolded per seq.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -46,27 +46,79 @@ def _change(session: FrameSource) -> pd.Categorical:
     return pd.Categorical.from_codes(codes, dtype=SURFACE_CHANGE)
 
 
+class UsageRows:
+    """The usage samples' values as numpy columns, one row per sample (`update` reads only the
+    samples added since, and the last one again: a retry of the same turn/step re-marks it as
+    replaced, §6.7). A followed session keeps one (`Live.usage_rows`) across refreshes."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self._seq = np.zeros(0, dtype=np.int64)
+        self._values = np.zeros((len(_USAGE_FIELDS), 0), dtype=np.int64)
+        self._mask = np.ones((len(_USAGE_FIELDS), 0), dtype=bool)
+        self._counted = np.zeros(0, dtype=bool)
+        self._source = np.zeros(0, dtype=np.int8)
+
+    def _reserve(self, count: int) -> None:
+        if count <= len(self._seq):
+            return
+        size = max(count + count // 4 + 1024, 2 * len(self._seq))
+        keep = self.count
+
+        def grown(old: np.ndarray, fill: Any) -> np.ndarray:
+            new = np.full((*old.shape[:-1], size), fill, dtype=old.dtype)
+            new[..., :keep] = old[..., :keep]
+            return new
+        self._seq, self._values = grown(self._seq, 0), grown(self._values, 0)
+        self._mask, self._counted = grown(self._mask, True), grown(self._counted, False)
+        self._source = grown(self._source, -1)
+
+    def update(self, samples: Sequence[Any]) -> UsageRows:
+        total = len(samples)
+        self._reserve(total)
+        sources = USAGE_SOURCE.categories
+        for i in range(max(self.count - 1, 0), total):
+            sample = samples[i]
+            self._seq[i] = int(sample.seq)
+            for k, name in enumerate(_USAGE_FIELDS):
+                value = int64_or_none(getattr(sample, name))
+                self._mask[k, i] = value is None
+                self._values[k, i] = 0 if value is None else value
+            self._counted[i] = sample.counted
+            self._source[i] = sources.get_loc(sample.source) if sample.source in sources else -1
+        self.count = total
+        return self
+
+    def columns(self, n: int) -> dict[str, object]:
+        """Per-seq columns of a log of `n` events (missing where no sample was settled)."""
+        count = self.count
+        seqs = self._seq[:count]
+        out: dict[str, object] = {}
+        for k, name in enumerate(_USAGE_FIELDS):
+            data = np.zeros(n, dtype=np.int64)
+            mask = np.ones(n, dtype=bool)
+            data[seqs] = self._values[k, :count]
+            mask[seqs] = self._mask[k, :count]
+            out[name] = pd.arrays.IntegerArray(data, mask)
+        counted = np.zeros(n, dtype=bool)
+        missing = np.ones(n, dtype=bool)
+        counted[seqs] = self._counted[:count]
+        missing[seqs] = False
+        out["counted"] = pd.arrays.BooleanArray(counted, missing)
+        codes = np.full(n, -1, dtype=np.int8)
+        codes[seqs] = self._source[:count]
+        out["source"] = pd.Categorical.from_codes(codes, dtype=USAGE_SOURCE)
+        return out
+
+
 def _usage(session: FrameSource) -> dict[str, object]:
-    n = len(session)
-    out: dict[str, object] = {}
-    seqs = [int(u.seq) for u in session.usage]
-    for name in _USAGE_FIELDS:
-        data = np.zeros(n, dtype=np.int64)
-        mask = np.ones(n, dtype=bool)
-        for seq, sample in zip(seqs, session.usage, strict=True):
-            value = int64_or_none(getattr(sample, name))
-            if value is not None:
-                data[seq] = value
-                mask[seq] = False
-        out[name] = pd.arrays.IntegerArray(data, mask)
-    counted: list[bool | None] = [None] * n
-    source: list[str | None] = [None] * n
-    for seq, sample in zip(seqs, session.usage, strict=True):
-        counted[seq] = sample.counted
-        source[seq] = sample.source
-    out["counted"] = counted
-    out["source"] = source
-    return out
+    live = getattr(session, "live", None)
+    rows = getattr(live, "usage_rows", None) if live is not None else None
+    if rows is None:
+        rows = UsageRows()
+        if live is not None:
+            live.usage_rows = rows
+    return rows.update(session.usage).columns(len(session))
 
 
 TimelineBase: Columns = (

@@ -125,7 +125,7 @@ class LogTail:
                 return self._stop(f"the log was truncated ({size:,} bytes, {read_to:,} already read)")
             stat = (size, st.st_mtime_ns, st.st_ctime_ns)
             changed = stat != self._stat
-            if not changed and not self._unverified:
+            if not changed and not self._unverified and size == read_to:
                 return Growth(pending=self.pending)
             if changed and read_to:
                 if not self._prefix_unchanged(fd):

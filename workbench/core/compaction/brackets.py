@@ -22,11 +22,15 @@ Prices come from the heuristic token meter (`workbench.core.tokens.heuristic`): 
 `shadowedTokenCount` must equal the sum of node prices of the shadowed nodes (v0 §6.5, v4 §6.5).
 `frame_summary` reproduces the checkpoint framing (reference `frameSummary`, v0 §5.5) so the
 framed price and the replacement's content can be checked without the summarizer.
+
+Which events form which attempt is pass 1 (`workbench.core.compaction.grouping.BracketScan`);
+the records are pass 2, here. `extend_compactions` continues both for a log that grew: pass 1
+from its last seq, pass 2 for the attempts and prunes that were not final.
 """
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence, Set
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, Literal
@@ -34,17 +38,17 @@ from typing import Any, Literal
 from workbench.core.compaction.framing import (  # noqa: F401 - re-exported
     CHECKPOINT_PREAMBLE, SUMMARY_CLOSE_TAG, SUMMARY_OPEN_TAG, checkpoint_body, frame_summary)
 from workbench.core.compaction.eventfacts import CollectingEvents, EventFacts
-from workbench.core.compaction.invariant import is_checkpoint_replacement as _is_v0_checkpoint
+from workbench.core.compaction.grouping import (  # noqa: F401 - re-exported
+    BracketScan, Trigger, TriggerKind, _data, _Open, is_checkpoint, replace_range, scan_brackets)
 from workbench.core.compaction.prunes import PruneRecord, prune_record
 from workbench.core.requests import iter_attempts
 from workbench.core.timeline import SurfaceTimeline
 from workbench.core.tokens.heuristic import estimate_message, node_price
-from workbench.io.generations import nested_streams, producer_sources, seq_replace_keys
+from workbench.io.generations import nested_streams
 from workbench.io.jsjson import ABSENT, deep_equal
-from workbench.io.payloads import seqs_of_type, type_reader
+from workbench.io.payloads import seqs_of_type
 
 Status = Literal["completed", "failed", "interrupted", "stale"]
-TriggerKind = Literal["pressure", "overflow", "manual"]
 
 NOT_SMALLER = re.compile(r"summary is not smaller than the shadowed content "
                          r"\((\d+) estimated framed tokens >= (\d+)\)")
@@ -54,51 +58,6 @@ NOT_SMALLER = re.compile(r"summary is not smaller than the shadowed content "
 def framed_summary_tokens(summary: Any, *, version: int) -> int:
     """`estimateMessage` of the checkpoint user message framing `summary`."""
     return estimate_message({"role": "user", "content": frame_summary(summary)}, version=version)
-
-
-def _data(event: Mapping[str, Any]) -> dict:
-    data = event.get("data")
-    return data if isinstance(data, dict) else {}
-
-
-def replace_range(event: Mapping[str, Any], *, version: int) -> tuple[Any, Any] | None:
-    """The (start, end) endpoints of a replace `surfaceOp` (v0 `start`/`end`, v4 `startSeq`/
-    `endSeq`), or None for an append or no op."""
-    op = event.get("surfaceOp")
-    if not isinstance(op, dict):
-        return None
-    keys = ("startSeq", "endSeq") if seq_replace_keys(version) else ("start", "end")
-    return op.get(keys[0]), op.get(keys[1])
-
-
-def is_checkpoint(event: Mapping[str, Any], *, version: int) -> bool:
-    """A compaction checkpoint: a replacing `user/message` whose source marks it as one."""
-    if not producer_sources(version):  # v0, v3: {kind: "plugin", plugin: "compact"}
-        return _is_v0_checkpoint(event)
-    if event.get("type") != "user/message" or not isinstance(event.get("surfaceOp"), dict):
-        return False
-    source = _data(event).get("source")
-    return isinstance(source, dict) and source.get("kind") == "compact-checkpoint"
-
-
-def _is_replace(event: Mapping[str, Any]) -> bool:
-    return isinstance(event.get("surfaceOp"), dict)
-
-
-@dataclass(frozen=True, slots=True)
-class Trigger:
-    """What opened an attempt: `turn` is the owner (None for manual); a manual attempt names its
-    `command/run` (`command_seq`, `command_id`, `command` such as ``/compact``) when logged."""
-
-    kind: TriggerKind
-    turn: Any = None
-    command_id: Any = None
-    command_seq: int | None = None
-    command: str | None = None
-
-    def as_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, "turn": self.turn, "command_id": self.command_id,
-                "command_seq": self.command_seq, "command": self.command}
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,98 +115,6 @@ class CompactionRecord:
     @property
     def replacement_landed(self) -> bool:
         return self.fold_shadowed_seqs is not None
-
-
-# -- pass 1: who belongs to which attempt ------------------------------------------------------
-
-@dataclass(slots=True)
-class _Open:
-    start_seq: int
-    compaction_id: Any
-    trigger: Trigger
-    summary_seq: int | None = None
-    replacement_seq: int | None = None
-    end_seq: int | None = None
-    end_seed_seq: int | None = None
-
-
-_BOUNDARY = frozenset({"turn/start", "turn/end", "step/end"})
-
-
-def _scan(events: Sequence[Mapping[str, Any]], version: int, replacements: Set[int],
-          marked: Sequence[int] | None = None
-          ) -> tuple[list[_Open], list[tuple[int, int | None]]]:
-    """Group compaction events into attempts and pair prunes with their replacements.
-
-    Only compaction events, `command/run` and the `replacements` candidates (every seq the fold
-    replaced or rejected) are parsed; boundaries are read by type (`workbench.io.payloads.type_reader`).
-    `marked` lists the seqs worth looking at when known (`eventfacts.EventFacts.marked`:
-    every event this scan acts on), else every seq is."""
-    attempts: list[_Open] = []
-    open_: list[_Open] = []
-    prunes: list[tuple[int, int | None]] = []
-    pending_prune: int | None = None
-    commands: dict[Any, tuple[int, str]] = {}
-    open_step = False
-    type_of = type_reader(events)
-
-    def find(cid: Any) -> _Open | None:
-        for attempt in reversed(open_):
-            if attempt.compaction_id == cid and type(attempt.compaction_id) is type(cid):
-                return attempt
-        return None
-
-    for seq in range(len(events)) if marked is None else marked:
-        kind = type_of(seq)
-        if kind in _BOUNDARY:
-            open_step = False
-        elif kind == "step/start":
-            open_step = True
-        elif kind == "session/end-seed":
-            for attempt in open_:
-                attempt.end_seed_seq = seq
-            open_.clear()
-        elif kind == "command/run":
-            data = _data(events[seq])
-            args = data.get("args")
-            text = f"/{data.get('name')}" + (f" {args}" if isinstance(args, str) and args else "")
-            commands[data.get("commandId")] = (seq, text)
-        elif kind == "compaction/start":
-            data = _data(events[seq])
-            owner = data.get("turn")
-            if owner is None:
-                cid = data.get("sourceCommandId")
-                seq_text = commands.get(cid) if isinstance(cid, str) else None
-                trigger = Trigger("manual", None, cid, *(seq_text or (None, None)))
-            else:
-                trigger = Trigger("overflow" if open_step else "pressure", owner)
-            attempt = _Open(seq, data.get("compactionId"), trigger)
-            attempts.append(attempt)
-            open_.append(attempt)
-        elif kind == "compaction/summary":
-            attempt = find(_data(events[seq]).get("compactionId"))
-            if attempt is not None and attempt.summary_seq is None:
-                attempt.summary_seq = seq
-        elif kind == "compaction/end":
-            attempt = find(_data(events[seq]).get("compactionId"))
-            if attempt is not None:
-                attempt.end_seq = seq
-                open_.remove(attempt)
-        elif kind == "compaction/prune":
-            prunes.append((seq, None))
-            pending_prune = len(prunes) - 1
-        elif seq in replacements and kind in ("tool/result", "user/message"):
-            event = events[seq]
-            if kind == "tool/result" and _is_replace(event):
-                if pending_prune is not None:
-                    prunes[pending_prune] = (prunes[pending_prune][0], seq)
-                    pending_prune = None
-            elif is_checkpoint(event, version=version):
-                source = _data(event).get("source")
-                attempt = find(source.get("compactionId") if isinstance(source, dict) else None)
-                if attempt is not None and attempt.replacement_seq is None:
-                    attempt.replacement_seq = seq
-    return attempts, prunes
 
 
 # -- pass 2: what the surface says --------------------------------------------------------------
@@ -325,6 +192,8 @@ class Compactions:
     price: Callable[[int], int]
     facts: EventFacts | None = None
     """What the audit reads, when collected during the fold (`eventfacts`)."""
+    scan: BracketScan | None = None
+    """Pass 1's state after the last event, when it scanned every seq (`extend_compactions`)."""
 
 
 def price_cache(events: Sequence[Mapping[str, Any]], *, version: int) -> Callable[[int], int]:
@@ -372,11 +241,34 @@ def compactions(events: Sequence[Mapping[str, Any]], *, version: int,
     marked = None
     if facts is not None and facts.complete:
         events, marked = facts.view(), facts.marked   # the scan's events were kept in the pass
-    attempts, prunes = _scan(events, version, candidates, marked)
+    scan = scan_brackets(events, version, candidates, marked)
     return Compactions(
-        tuple(_record(a, events, timeline, price, version) for a in attempts),
-        tuple(prune_record(p, r, events, timeline, price, version) for p, r in prunes),
-        timeline, price, facts)
+        tuple(_record(a, events, timeline, price, version) for a in scan.attempts),
+        tuple(prune_record(p, r, events, timeline, price, version) for p, r in scan.prunes),
+        timeline, price, facts, scan if marked is None else None)
+
+
+def extend_compactions(found: Compactions, events: Sequence[Mapping[str, Any]], *, version: int,
+                       timeline: SurfaceTimeline, price: Callable[[int], int]) -> Compactions | None:
+    """`found` (of a prefix of `events`) extended by the events appended since: pass 1 goes on
+    from its last seq, records of the attempts and prunes that were final are kept, the others
+    are made again. Equal to `compactions(events, ...)`. None when `found` cannot be extended
+    (built from collected facts, or not of a prefix): build it again."""
+    scan = found.scan
+    if scan is None or scan.version != version or scan.scanned > len(events):
+        return None
+    final = {id(a): r for a, r in zip(scan.attempts, found.records)
+             if a.end_seq is not None or a.end_seed_seq is not None}
+    settled = len(scan.prunes) - (scan.pending_prune is not None)
+    scan = scan.copy()   # closed attempts stay the same objects: `final` finds them
+    candidates = {s for s in timeline.replacement_by_seq if s >= scan.scanned}
+    candidates.update(e.seq for e in timeline.errors if isinstance(e.seq, int) and e.seq >= scan.scanned)
+    scan.run(events, candidates, range(scan.scanned, len(events)))
+    scan.scanned = len(events)
+    records = tuple(final.get(id(a)) or _record(a, events, timeline, price, version) for a in scan.attempts)
+    prunes = found.prunes[:settled] + tuple(
+        prune_record(p, r, events, timeline, price, version) for p, r in scan.prunes[settled:])
+    return Compactions(records, prunes, timeline, price, None, scan)
 
 
 def recorded_prices(prices: Sequence[int], events: Sequence[Mapping[str, Any]],
