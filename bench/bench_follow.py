@@ -12,10 +12,10 @@ Each measurement runs in a fresh subprocess, in the same run:
 
 * ``reload``  — `workbench.load(copy)` plus the surface timeline and the event scan, on the copy
   after every append: the baseline (what following replaces);
-* ``refresh`` — in a process that follows the copy (`workbench.load(copy, follow=True)`, timeline
-  and scan built, the state a live widget keeps): append N lines, then time `session.refresh()`
-  (read the new bytes, check, extend store, scan and timeline), R rounds; then the first
-  `timeline_df()` after the last refresh (derived frames are rebuilt on first use).
+* ``refresh`` — in a process that follows the copy (`workbench.load(copy, follow=True)`, timeline,
+  scan, `timeline_df()` and the compaction brackets built: the state a live widget keeps): append
+  N lines, then time `session.refresh()` (read the new bytes, check, extend store, scan, timeline,
+  brackets), then the first `timeline_df()` and `compactions` after it, R rounds.
 
 Target: refresh < 50 ms (CPU and wall), i.e. proportional to what was appended. CPU time is what
 the verdict uses (the machine is shared); wall time is printed next to it. Prints a table and
@@ -71,27 +71,38 @@ def _child_reload(path: str) -> dict:
             "events": len(session)}
 
 
+def _timed(run) -> dict:
+    w0, c0 = time.perf_counter(), time.process_time()
+    run()
+    return {"wall_ms": (time.perf_counter() - w0) * 1e3, "cpu_ms": (time.process_time() - c0) * 1e3}
+
+
 def _child_refresh(path: str, lines_file: str, append: int, rounds: int) -> dict:
     import workbench
     lines = Path(lines_file).read_bytes().splitlines(keepends=True)
-    w0, c0 = time.perf_counter(), time.process_time()
-    session = workbench.load(path, follow=True)
-    session.timeline, session.scan
-    setup = {"wall_ms": (time.perf_counter() - w0) * 1e3, "cpu_ms": (time.process_time() - c0) * 1e3}
+    box: dict = {}
+
+    def start() -> None:
+        box["s"] = session = workbench.load(path, follow=True)
+        session.timeline, session.scan
+    setup = _timed(start)
+    session = box["s"]
+    first = {"timeline_df": _timed(session.timeline_df), "compactions": _timed(lambda: session.compactions)}
     out = []
     for r in range(rounds):
         with open(path, "ab") as fh:
             fh.write(b"".join(lines[r * append:(r + 1) * append]))
         read0 = session.live.tail.bytes_read
-        w0, c0 = time.perf_counter(), time.process_time()
-        result = session.refresh()
-        session.timeline, session.scan
-        out.append({"wall_ms": (time.perf_counter() - w0) * 1e3, "cpu_ms": (time.process_time() - c0) * 1e3,
-                    "added": result.added, "bytes": session.live.tail.bytes_read - read0})
-    w0, c0 = time.perf_counter(), time.process_time()
-    session.timeline_df()
-    frame = {"wall_ms": (time.perf_counter() - w0) * 1e3, "cpu_ms": (time.process_time() - c0) * 1e3}
-    return {"setup": setup, "rounds": out, "timeline_df": frame, "events": len(session)}
+
+        def refresh() -> None:
+            box["added"] = session.refresh().added
+            session.timeline, session.scan
+        row = _timed(refresh)
+        row.update(added=box["added"], bytes=session.live.tail.bytes_read - read0)
+        row["timeline_df"] = _timed(session.timeline_df)
+        row["compactions"] = _timed(lambda: session.compactions)
+        out.append(row)
+    return {"setup": setup, "first": first, "rounds": out, "events": len(session)}
 
 
 def _run(*args: str) -> dict:
@@ -124,19 +135,25 @@ def main() -> int:
     events = follow["events"]
     print(f"# {args.file} ({events:,} events at the end), +{args.append:,} events x {args.rounds} rounds")
     print(f"follow setup (load + timeline + scan): {follow['setup']['cpu_ms']:.0f} ms CPU, "
-          f"{follow['setup']['wall_ms']:.0f} ms wall")
-    print(f"{'measurement':<28}{'CPU ms':>10}{'wall ms':>10}{'bytes read':>14}")
+          f"{follow['setup']['wall_ms']:.0f} ms wall; then the first timeline_df() "
+          f"{follow['first']['timeline_df']['cpu_ms']:.0f} ms, compactions "
+          f"{follow['first']['compactions']['cpu_ms']:.0f} ms CPU")
+    print(f"{'measurement':<22}{'CPU ms':>9}{'wall ms':>9}{'bytes read':>13}"
+          f"{'timeline_df CPU':>17}{'compactions CPU':>17}")
     for k, r in enumerate(follow["rounds"], 1):
-        print(f"{'refresh, round ' + str(k):<28}{r['cpu_ms']:>10.1f}{r['wall_ms']:>10.1f}{r['bytes']:>14,}")
-    print(f"{'timeline_df() after refresh':<28}{follow['timeline_df']['cpu_ms']:>10.1f}"
-          f"{follow['timeline_df']['wall_ms']:>10.1f}")
-    print(f"{'reload (baseline)':<28}{reload['cpu_ms']:>10.1f}{reload['wall_ms']:>10.1f}"
-          f"{os.path.getsize(args.file):>14,}")
-    cpu = sorted(r["cpu_ms"] for r in follow["rounds"])
-    median = cpu[len(cpu) // 2]
+        print(f"{'refresh, round ' + str(k):<22}{r['cpu_ms']:>9.1f}{r['wall_ms']:>9.1f}{r['bytes']:>13,}"
+              f"{r['timeline_df']['cpu_ms']:>17.1f}{r['compactions']['cpu_ms']:>17.1f}")
+    print(f"{'reload (baseline)':<22}{reload['cpu_ms']:>9.1f}{reload['wall_ms']:>9.1f}"
+          f"{os.path.getsize(args.file):>13,}")
+
+    def median(values: list[float]) -> float:
+        return sorted(values)[len(values) // 2]
+    cpu = [r["cpu_ms"] for r in follow["rounds"]]
     verdict = "meets" if max(cpu) < TARGET_MS else "misses"
-    print(f"refresh median {median:.1f} ms CPU, worst {max(cpu):.1f} ms: {verdict} the {TARGET_MS:.0f} ms "
-          f"target; reload / refresh = {reload['cpu_ms'] / median:,.0f}x")
+    print(f"refresh median {median(cpu):.1f} ms CPU, worst {max(cpu):.1f} ms: {verdict} the {TARGET_MS:.0f} ms "
+          f"target; reload / refresh = {reload['cpu_ms'] / median(cpu):,.0f}x; after a refresh: "
+          f"timeline_df {median([r['timeline_df']['cpu_ms'] for r in follow['rounds']]):.0f} ms, "
+          f"compactions {median([r['compactions']['cpu_ms'] for r in follow['rounds']]):.1f} ms CPU (median)")
     return 0
 
 
