@@ -221,3 +221,22 @@ def test_a_log_larger_than_one_poll_is_read_whole_at_start_and_on_refresh(tmp_pa
     while session.refresh():
         pass
     assert len(session) == len(workbench.load(path)) and session.live.tail.bytes_read == len(data)
+
+
+def test_refresh_extends_the_brackets_instead_of_dropping_them(tmp_path):
+    log = SHARED / "corpus" / "dsh-real-v4" / "dev-long-auto-compaction__session.v4.jsonl"
+    lines = log.read_bytes().splitlines(keepends=True)
+    starts = [i for i, line in enumerate(lines) if b'"compaction/start"' in line]
+    path = tmp_path / "session.v4.jsonl"
+    path.write_bytes(b"".join(lines[:starts[0] + 1]))   # a bracket open at the end
+    session = workbench.load(path, follow=True)
+    assert [r.status for r in session.compactions.records] == ["interrupted"]
+    for cut in (starts[0] + 5, starts[1] + 2 if len(starts) > 1 else len(lines), len(lines)):
+        with open(path, "ab") as f:
+            f.write(b"".join(lines[len(session) + 1:cut]))   # line 0 is the header
+        assert session.refresh()
+        assert "compactions" in session.__dict__            # extended in the refresh, not dropped
+        fresh = workbench.load(path)
+        assert session.compactions.records == fresh.compactions.records
+        assert session.compactions.prunes == fresh.compactions.prunes
+        assert session.compactions_df().equals(fresh.compactions_df())

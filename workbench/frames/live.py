@@ -116,8 +116,13 @@ def extend_derived(session: Any, start: int) -> None:
     session.meter_counts.update(counts)
     extend_log_prices(session, start)
     if found is not None:
+        facts = session._pass.facts   # as `Session.compactions` takes them: fed every event
+        if facts is not None and facts.count == len(session):
+            facts.finish()
+        else:
+            facts = None
         grown = extend_compactions(found, session.events, version=session.version,
-                                   timeline=session.timeline, price=session.price)
+                                   timeline=session.timeline, price=session.price, facts=facts)
         if grown is not None:
             session.__dict__["compactions"] = grown
 

@@ -30,6 +30,7 @@ from its last seq, pass 2 for the attempts and prunes that were not final.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -245,15 +246,17 @@ def compactions(events: Sequence[Mapping[str, Any]], *, version: int,
     return Compactions(
         tuple(_record(a, events, timeline, price, version) for a in scan.attempts),
         tuple(prune_record(p, r, events, timeline, price, version) for p, r in scan.prunes),
-        timeline, price, facts, scan if marked is None else None)
+        timeline, price, facts, scan)
 
 
 def extend_compactions(found: Compactions, events: Sequence[Mapping[str, Any]], *, version: int,
-                       timeline: SurfaceTimeline, price: Callable[[int], int]) -> Compactions | None:
+                       timeline: SurfaceTimeline, price: Callable[[int], int],
+                       facts: EventFacts | None = None) -> Compactions | None:
     """`found` (of a prefix of `events`) extended by the events appended since: pass 1 goes on
-    from its last seq, records of the attempts and prunes that were final are kept, the others
-    are made again. Equal to `compactions(events, ...)`. None when `found` cannot be extended
-    (built from collected facts, or not of a prefix): build it again."""
+    from its last seq (over `facts.marked` when `facts` were fed every event, else every new
+    seq), records of the attempts and prunes that were final are kept, the others are made
+    again. Equal to `compactions(events, ...)`. None when `found` cannot be extended (not of a
+    prefix of `events`): build it again."""
     scan = found.scan
     if scan is None or scan.version != version or scan.scanned > len(events):
         return None
@@ -263,12 +266,19 @@ def extend_compactions(found: Compactions, events: Sequence[Mapping[str, Any]], 
     scan = scan.copy()   # closed attempts stay the same objects: `final` finds them
     candidates = {s for s in timeline.replacement_by_seq if s >= scan.scanned}
     candidates.update(e.seq for e in timeline.errors if isinstance(e.seq, int) and e.seq >= scan.scanned)
-    scan.run(events, candidates, range(scan.scanned, len(events)))
-    scan.scanned = len(events)
+    n = len(events)
+    seqs: Sequence[int] = range(scan.scanned, n)
+    if facts is not None and facts.complete:
+        events, marked = facts.view(), facts.marked   # the scan's events were kept in the pass
+        seqs = marked[bisect_left(marked, scan.scanned):]
+    else:
+        facts = None
+    scan.run(events, candidates, seqs)
+    scan.scanned = n
     records = tuple(final.get(id(a)) or _record(a, events, timeline, price, version) for a in scan.attempts)
     prunes = found.prunes[:settled] + tuple(
         prune_record(p, r, events, timeline, price, version) for p, r in scan.prunes[settled:])
-    return Compactions(records, prunes, timeline, price, None, scan)
+    return Compactions(records, prunes, timeline, price, facts, scan)
 
 
 def recorded_prices(prices: Sequence[int], events: Sequence[Mapping[str, Any]],
