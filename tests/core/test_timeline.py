@@ -8,7 +8,8 @@ import time
 import pytest
 
 from workbench.core.surface import fold_surface
-from workbench.core.timeline import DiffHunk, Shadowing, SurfaceTimeline
+from workbench.core.surface_diff import DiffHunk
+from workbench.core.timeline import Shadowing, SurfaceTimeline
 
 
 def user(seq, op="append", sources=None, text="u"):

@@ -38,7 +38,7 @@ from typing import Any, Literal, NamedTuple
 
 from workbench.core.projection import derive_message
 from workbench.core.surface import Replacement, SurfaceState, apply_plan, log_only_types, plain_append_types, plan_event
-from workbench.core.surface_diff import DiffHunk, SurfaceDiff
+from workbench.core.surface_diff import SurfaceDiff, diff_surfaces
 from workbench.errors import FoldError, SeqOutOfRange
 
 LOG_ONLY, APPENDED, REPLACEMENT, REJECTED = 0, 1, 2, 3
@@ -341,33 +341,7 @@ class SurfaceTimeline:
 
     def diff(self, a: int, b: int) -> SurfaceDiff:
         """Nodes added, removed and replaced between the surfaces at seqs `a` and `b`."""
-        sa, sb = self.surface_at(a), self.surface_at(b)
-        in_a, in_b = set(sa), set(sb)
-        hunks: list[DiffHunk] = []
-        i = j = 0
-        anchor: int | None = None
-        while i < len(sa) or j < len(sb):
-            removed: list[int] = []
-            added: list[int] = []
-            while i < len(sa) and sa[i] not in in_b:
-                removed.append(sa[i])
-                i += 1
-            while j < len(sb) and sb[j] not in in_a:
-                added.append(sb[j])
-                j += 1
-            if removed or added:
-                hunks.append(DiffHunk(anchor, tuple(removed), tuple(added)))
-            if i < len(sa) and j < len(sb):
-                # surviving nodes keep their relative order (appends and splices never reorder)
-                anchor = sa[i]
-                i += 1
-                j += 1
-        return SurfaceDiff(
-            a, b,
-            added=tuple(s for s in sb if s not in in_a),
-            removed=tuple(s for s in sa if s not in in_b),
-            replaced=tuple(h for h in hunks if h.removed and h.added),
-            hunks=tuple(hunks))
+        return diff_surfaces(a, b, self.surface_at(a), self.surface_at(b))
 
     # -- messages ------------------------------------------------------------------------------
 
