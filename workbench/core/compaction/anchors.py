@@ -173,7 +173,7 @@ _LINE_NUMBER = re.compile(r"^\s*\d+: ")
 
 class _Scanner:
     """The rules a line can match in one alternation. No rule starts inside a word, so the scan
-    first checks the character before (`(?<!\w)`): most positions fail there without trying
+    first checks the character before (`(?<!\\w)`): most positions fail there without trying
     any alternative. A rule whose `needs` the line lacks cannot match anywhere in it and is left
     out (the others keep their order, so each span is claimed by the same rule)."""
 
