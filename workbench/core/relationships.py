@@ -23,13 +23,13 @@ from typing import Any
 
 from workbench.core.events import KNOWN_TYPES_V4
 from workbench.core.lifecycle import RELATIONSHIP_TYPES, Lifecycle, Violation
+from workbench.core.lifecycle_values import count
 from workbench.core.migration import lift_event
 from workbench.io.admission_v4 import SyntaxRefusal, developer_data
 from workbench.io.generations import producer_sources
-from workbench.io.jsjson import ABSENT, is_neg_zero, is_safe_int
+from workbench.io.jsjson import ABSENT
 
 NAME = "SessionFormatError"
-_MAX = 2**53 - 1
 
 _SURFACE = frozenset(("system/message", "user/message", "developer/message", "assistant/message",
                       "tool/result"))
@@ -60,14 +60,6 @@ class RelationshipViolation:
     seq: int | None
     name: str
     message: str
-
-
-def _count(value: Any, label: str) -> Any:
-    if type(value) is int and 0 <= value <= _MAX:
-        return value
-    if not is_safe_int(value) or value < 0 or is_neg_zero(value):
-        raise Violation(f"{label} must be a non-negative safe integer")
-    return value
 
 
 def _get(data: dict, key: str) -> Any:
@@ -113,9 +105,9 @@ def delivery_session(event: Mapping[str, Any], current: int = 4) -> str | None:
     if type(data) is not dict:
         raise Violation("delivery-accepted data must be an object")
     version = data.get("sessionFormatVersion", ABSENT)
-    if _count(0 if version is ABSENT else version, "delivery sessionFormatVersion") != current:
+    if count(0 if version is ABSENT else version, "delivery sessionFormatVersion") != current:
         return None
-    if _count(_get(data, "throughSeq"), "delivery throughSeq") >= event.get("seq"):
+    if count(_get(data, "throughSeq"), "delivery throughSeq") >= event.get("seq"):
         raise Violation("delivery throughSeq must precede its marker")
     sid = data.get("sessionId")
     if type(sid) is not str or not sid:
@@ -136,7 +128,7 @@ def catalog_child(data: Any) -> str:
                or (label is not ABSENT and type(label) is not str))
     if bad:
         raise Violation("subagent/catalog requires a supported versioned catalog fact")
-    _count(data.get("childCreatedAt", ABSENT), "catalog child creation time")
+    count(data.get("childCreatedAt", ABSENT), "catalog child creation time")
     return data["childId"]
 
 
