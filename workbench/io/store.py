@@ -279,9 +279,8 @@ class EventStore(Sequence):
     def _iter_lazy(self) -> Iterator[dict]:
         """Sequential reading in large windows (one ``pread`` per `WINDOW` bytes, not per event);
         the LRU is neither consulted nor filled, so a full pass does not evict random reads."""
-        window_segment, window_start, window = -1, 0, b""
+        window = _Window(self._source.read)
         row: list = []
-        read = self._source.read
         inline = self._inline
         offsets, lengths = self._offset, self._length
         firsts, counts = self._packed_first, self._packed_count
@@ -301,12 +300,7 @@ class EventStore(Sequence):
             if member:  # a later member of the row decoded for its first event
                 yield row[member]
                 continue
-            segment = self._segment_of(index)
-            offset, length = offsets[line], lengths[line]
-            if segment != window_segment or offset < window_start or offset + length > window_start + len(window):
-                window_segment, window_start = segment, offset
-                window = read(segment, offset, max(WINDOW, length))
-            value = parse_line(window[offset - window_start:offset - window_start + length])
+            value = parse_line(window.record(self._segment_of(index), offsets[line], lengths[line]))
             if member is not None:
                 from workbench.io import rows_v0
                 row = rows_v0.decode_storage_record(value)
@@ -322,8 +316,7 @@ class EventStore(Sequence):
             for index in indexes:
                 yield index, self._dicts[index]
             return
-        window_segment, window_start, window = -1, 0, b""
-        read, inline = self._source.read, self._inline
+        window, inline = _Window(self._source.read), self._inline
         offsets, lengths = self._offset, self._length
         for index in indexes:
             cached = inline.get(index)
@@ -334,13 +327,8 @@ class EventStore(Sequence):
             if member is not None:
                 yield index, self[index]
                 continue
-            segment = self._segment_of(index)
-            offset, length = offsets[line], lengths[line]
-            if segment != window_segment or offset < window_start or offset + length > window_start + len(window):
-                window_segment, window_start = segment, offset
-                window = read(segment, offset, max(WINDOW, length))
             yield index, self._reparse(parse_line(
-                window[offset - window_start:offset - window_start + length]))
+                window.record(self._segment_of(index), offsets[line], lengths[line])))
 
     def type_of(self, index: int) -> Any:
         """The event's ``type`` without parsing it."""
@@ -376,4 +364,23 @@ class EventStore(Sequence):
         return f"EventStore({len(self)} events, {mode})"
 
 
+class _Window:
+    """The bytes of one in-order read: `record` slices a record out of the current window, or
+    first reads `WINDOW` bytes (at least the record) of its segment from the record's offset."""
+
+    __slots__ = ("_read", "_segment", "_start", "_bytes")
+
+    def __init__(self, read: Any) -> None:
+        self._read, self._segment, self._start, self._bytes = read, -1, 0, b""
+
+    def record(self, segment: int, offset: int, length: int) -> bytes:
+        start = self._start
+        if segment != self._segment or offset < start or offset + length > start + len(self._bytes):
+            self._segment = segment
+            self._start = start = offset
+            self._bytes = self._read(segment, offset, max(WINDOW, length))
+        return self._bytes[offset - start:offset - start + length]
+
+
 __all__ = ["BytesSource", "EventStore", "FileSource", "FrameSource", "Source"]
+
