@@ -66,7 +66,7 @@ def _child_reload(path: str) -> dict:
     import workbench
     w0, c0 = time.perf_counter(), time.process_time()
     session = workbench.load(path)
-    session.timeline, session.scan
+    session.timeline, session.index
     return {"wall_ms": (time.perf_counter() - w0) * 1e3, "cpu_ms": (time.process_time() - c0) * 1e3,
             "events": len(session)}
 
@@ -84,7 +84,7 @@ def _child_refresh(path: str, lines_file: str, append: int, rounds: int) -> dict
 
     def start() -> None:
         box["s"] = session = workbench.load(path, follow=True)
-        session.timeline, session.scan
+        session.timeline, session.index
     setup = _timed(start)
     session = box["s"]
     first = {"timeline_df": _timed(session.timeline_df), "compactions": _timed(lambda: session.compactions)}
@@ -96,7 +96,7 @@ def _child_refresh(path: str, lines_file: str, append: int, rounds: int) -> dict
 
         def refresh() -> None:
             box["added"] = session.refresh().added
-            session.timeline, session.scan
+            session.timeline, session.index
         row = _timed(refresh)
         row.update(added=box["added"], bytes=session.live.tail.bytes_read - read0)
         row["timeline_df"] = _timed(session.timeline_df)

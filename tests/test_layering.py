@@ -21,8 +21,8 @@ PKG = Path(__file__).resolve().parent.parent / "workbench"
 _ABOVE_CORE = ("workbench.frames", "workbench.session", "workbench.views", "workbench.cli",
                "workbench.report", "workbench.build")
 FORBIDDEN = {
-    "io": ("pandas", "numpy", "ipywidgets", "plotly", "anywidget", "workbench.core") + _ABOVE_CORE,
-    "core": ("pandas", "ipywidgets", "plotly", "anywidget") + _ABOVE_CORE,
+    "io": ("pandas", "numpy", "pyarrow", "ipywidgets", "plotly", "anywidget", "workbench.core") + _ABOVE_CORE,
+    "core": ("pandas", "pyarrow", "ipywidgets", "plotly", "anywidget") + _ABOVE_CORE,
     "frames": ("ipywidgets", "plotly", "anywidget", "workbench.session", "workbench.views",
                "workbench.cli", "workbench.report"),
     "session.py": ("ipywidgets", "plotly", "anywidget", "workbench.frames.many",
@@ -92,3 +92,21 @@ def test_no_frame_builder_reaches_the_session() -> None:
              if "workbench.session" in _imports(p)}
     assert found <= set(ALLOWED)
     assert not any(n.startswith("workbench.frames.many") for n in _imports(PKG / "session.py"))
+
+
+def test_the_log_index_loads_without_pandas_or_arrow() -> None:
+    """The one per-seq store lives in core (`workbench.core.index`): loading a log and building
+    its index and compaction audit imports neither pandas nor pyarrow (the frames layer turns the
+    index's text buffers into Arrow arrays)."""
+    import subprocess
+    import sys
+    code = ("import sys; from pathlib import Path; "
+            "from workbench.core.load import load_log; from workbench.core.index import LogIndexBuilder; "
+            "import workbench.core.compaction.audit; "
+            f"log = load_log(Path({str(PKG.parent / 'sample_logs')!r}) / 'pruning__session.v4.jsonl'); "
+            "b = LogIndexBuilder(version=4); [b.feed(e) for e in log.events]; index = b.finish(); "
+            "assert index.n == len(log.events) > 0; "
+            "bad = [m for m in ('pandas', 'pyarrow') if m in sys.modules]; print(bad); "
+            "sys.exit(1 if bad else 0)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr

@@ -3,7 +3,7 @@
 
 The session is a thin, lazy facade. It reads the log once (`workbench.core.load.load_log`), and
 the first frame that needs something computes it once and keeps it (`functools.cached_property`):
-the one-pass event scan, the surface timeline (one fold), node prices, compaction records, usage
+the one-pass log index (`workbench.core.index`), the surface timeline (one fold), node prices, compaction records, usage
 samples and model-call attempts. Frames are built from those and cached; callers get a shallow
 copy, so changing a returned frame never changes the session's (pandas 3 copy-on-write).
 
@@ -25,10 +25,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from workbench.core.index import LogIndex
 from workbench.core.timeline import SurfaceTimeline
 from workbench.errors import UnknownName
 from workbench.frames.quality import QualityFrames
-from workbench.frames.scan import EventScan
 from workbench.frames.source import LogPass, Passed, Riding, SurfaceArrays
 from workbench.io.generations import rules_for
 
@@ -91,7 +91,7 @@ class Session(QualityFrames):
 
     def refresh(self) -> Any:
         """Read what the log appended since the last read and extend the session: the loader's
-        checks, the scan, the timeline's fold, usage and attempts continue from their state;
+        checks, the log index, the timeline's fold, usage and attempts continue from their state;
         derived frames are rebuilt on first use. A rewritten or truncated log is loaded again,
         with a notice. Returns a `workbench.frames.live.Refresh`."""
         from workbench.frames.live import refresh
@@ -169,7 +169,7 @@ class Session(QualityFrames):
 
     @cached_property
     def _pass(self) -> Passed:
-        """The event scan, the surface timeline, usage samples and model-call attempts from ONE
+        """The log index, the surface timeline, usage samples and model-call attempts from ONE
         pass over the events (`LogPass`): the one `workbench.load` ran while the loader scanned
         the log, else one over the events now."""
         passed = self._passed
@@ -180,9 +180,9 @@ class Session(QualityFrames):
         return passed.finish(self.events, has_times=self.has_times)
 
     @property
-    def scan(self) -> EventScan:
-        """Per-event arrays of one pass (`workbench.frames.scan`)."""
-        return self._pass.scan
+    def index(self) -> LogIndex:
+        """The log's per-seq columns, from the one pass (`workbench.core.index`)."""
+        return self._pass.index
 
     @property
     def timeline(self) -> SurfaceTimeline:
@@ -192,7 +192,7 @@ class Session(QualityFrames):
     @property
     def prices(self) -> np.ndarray:
         """Heuristic node price per seq (DSH meter, §6.4); -1 for events of a log-only type."""
-        return self.scan.price
+        return self.index.price
 
     @cached_property
     def surface(self) -> SurfaceArrays:
@@ -342,7 +342,7 @@ class Session(QualityFrames):
         return {
             "path": self.path, "session_id": self.session_id, "format_version": self.version,
             "verdict": self.verdict, "events": n,
-            "turns": len(self.scan.seq_of_type("turn/start")) if n else 0,
+            "turns": len(self.index.seq_of_type("turn/start")) if n else 0,
             "compactions": statuses, "prunes": len(self.compactions.prunes) if n else 0,
             "surface_nodes": len(surface.final_nodes) if surface else 0,
             "surface_tokens": int(np.maximum(self.prices, 0)[list(surface.final_nodes)].sum())

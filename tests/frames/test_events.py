@@ -13,7 +13,7 @@ from workbench.build import LogBuilder
 from workbench.core.tokens.counts import LogTokens
 from workbench.core.tokens.heuristic import node_price
 from workbench.core.tokens.usage import usage_samples, usage_totals
-from workbench.frames.preview import PREVIEW_CHARS
+from workbench.core.preview import PREVIEW_CHARS
 
 
 def test_one_row_per_event_in_seq_order(built) -> None:
@@ -156,13 +156,13 @@ def test_the_pass_riding_on_the_load_is_the_pass_over_the_events(name: str) -> N
     path = Path(__file__).resolve().parents[2] / "sample_logs" / name
     riding, after = workbench.load(path), Session(load_log(path))
     assert riding._passed is not None and riding._passed.count == len(riding)
-    a, b = riding.scan, after.scan
+    a, b = riding.index, after.index
     for column in ("type_codes", "price", "surface_op", "source_offsets", "source_values",
                    "source_present", "role_codes"):
         assert getattr(a, column).tolist() == getattr(b, column).tolist(), column
     assert a.time.values.tolist() == b.time.values.tolist()
     assert a.turn.values.tolist() == b.turn.values.tolist()
-    assert list(a.preview) == list(b.preview) and a.tool_facts == b.tool_facts
+    assert list(a.preview) == list(b.preview) and list(a.tools.rows()) == list(b.tools.rows())
     assert [riding.timeline.surface_at(s) for s in range(len(riding))] == \
         [after.timeline.surface_at(s) for s in range(len(after))]
     assert riding.timeline.errors == after.timeline.errors

@@ -39,7 +39,7 @@ def test_expensive_results_are_computed_once() -> None:
     assert session._frames[("events",)] is not first   # callers get a copy
     session.timeline_df()
     session.surface_df()
-    assert session.scan is session.scan
+    assert session.index is session.index
 
 
 def test_repr_html_escapes_log_text() -> None:

@@ -161,7 +161,7 @@ def status(session: Any) -> dict:
     running = running_brackets(session) if n else []
     return {
         "path": session.path, "events": n,
-        "turns": len(session.scan.seq_of_type("turn/start")) if n else 0,
+        "turns": len(session.index.seq_of_type("turn/start")) if n else 0,
         "last": None if last is None else {"seq": n - 1, "type": last.get("type"), "time": last.get("time")},
         "running": [{"id": r.compaction_id, "start_seq": r.start_seq, "trigger": r.trigger,
                      "elapsed_ms": r.elapsed_ms} for r in running],

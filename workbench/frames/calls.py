@@ -24,10 +24,10 @@ import numpy as np
 import pandas as pd
 
 from workbench.core.header import canonical_header
+from workbench.core.preview import clip
 from workbench.core.tokens.heuristic import estimate_header
+from workbench.core.tool_facts import ADVERTISED, STARTED, as_int
 from workbench.frames.columns import DURATION, TIME, Column, Columns, frame
-from workbench.frames.preview import clip
-from workbench.frames.scan import as_int
 from workbench.io.generations import nested_streams
 
 if TYPE_CHECKING:
@@ -42,6 +42,7 @@ FINISH = pd.CategoricalDtype(["stop", "tool-calls", "max-tokens", "aborted", "er
 """`finish.reason.kind` of the attempt's stream (v0 spec §3.6); NA when no finish was logged."""
 
 _SYNTHETIC_PREFIXES = ("interrupted-tool-result-", "forked-tool-result-")
+_PRUNED = -1   # a row of `_pair_tool_calls` standing for a pruned tool-result copy
 
 
 def _r(name: str):
@@ -86,7 +87,7 @@ def _pair_tool_calls(session: FrameSource) -> list[_Call]:
     calls: list[_Call] = []
     open_by_id: dict[str | None, list[_Call]] = {}
     by_result: dict[int, _Call] = {}
-    scan = session.scan
+    scan = session.index
 
     def latest(cid: str | None, missing: str) -> _Call | None:
         for call in reversed(open_by_id.get(cid, ())):
@@ -102,25 +103,25 @@ def _pair_tool_calls(session: FrameSource) -> list[_Call]:
 
     pruned = scan.seq_of_type("tool/result")
     pruned = pruned[scan.surface_op[pruned] == 1].tolist() if len(pruned) else []
-    seqs = sorted([*scan.tool_facts, *pruned])
-    for seq in seqs:
-        fact = scan.tool_facts.get(seq)
-        if fact is None:  # a pruned copy (tool/result replace, §5.9) of an earlier result
+    facts = scan.tools
+    # every fact row, then every pruned copy, in seq order (a seq has facts or is a pruned copy)
+    rows = sorted([*facts.rows(), *((seq, _PRUNED) for seq in pruned)], key=lambda row: row[0])
+    for row in rows:
+        seq, kind = row[0], row[1]
+        if kind == _PRUNED:  # a pruned copy (tool/result replace, §5.9) of an earlier result
             start = scan.replace_start[seq]
             original = by_result.get(start) if start is not None else None
             if original is not None:
                 original.pruned_seq = seq
                 by_result[seq] = original
             continue
-        kind = fact[0]
-        if kind == "advertised":
-            for cid, name, arguments in fact[1]:
-                call = new(cid)
-                call.name, call.arguments = name, arguments
-                call.assistant_seq = seq
-                call.turn, call.step = scan.turn[seq], scan.step[seq]
-        elif kind == "started":
-            _, cid, name, arguments = fact
+        _, _, cid, name, arguments, is_error, error_name, error_code = row
+        if kind == ADVERTISED:
+            call = new(cid)
+            call.name, call.arguments = name, arguments
+            call.assistant_seq = seq
+            call.turn, call.step = scan.turn[seq], scan.step[seq]
+        elif kind == STARTED:
             call = latest(cid, "call_seq") or new(cid)
             call.call_seq = seq
             call.name = call.name or name
@@ -128,7 +129,6 @@ def _pair_tool_calls(session: FrameSource) -> list[_Call]:
             if call.turn is None:
                 call.turn, call.step = scan.turn[seq], scan.step[seq]
         else:
-            _, cid, is_error, error_name, error_code = fact
             call = latest(cid, "result_seq") or new(cid)
             call.result_seq = seq
             call.is_error = is_error
@@ -178,7 +178,7 @@ def tool_calls_frame(session: FrameSource) -> pd.DataFrame:
     if not len(session):
         return frame(ToolCallColumns, None, 0)
     calls = _pair_tool_calls(session)
-    times = session.scan.time
+    times = session.index.time
     status = session.surface
 
     def at(values: Any, seq: int | None) -> Any:
@@ -204,7 +204,7 @@ def tool_calls_frame(session: FrameSource) -> pd.DataFrame:
             "result_tokens": session.price(c.result_seq) if c.result_seq is not None else None,
             "result_on_surface": on_surface(c),
             "arguments_preview": c.arguments,
-            "result_preview": session.scan.preview_at(c.result_seq)
+            "result_preview": session.index.preview_at(c.result_seq)
             if c.result_seq is not None else None,
         }
         for name, column in rows.items():
@@ -218,8 +218,8 @@ def _stream_start(session: FrameSource, seq: int, chunk_seqs: tuple[int, ...]) -
     if not session.has_times:
         return None
     if not nested_streams(session.version):
-        return session.scan.time[chunk_seqs[0]] if chunk_seqs else None
-    return session.scan.stream_start.get(seq)
+        return session.index.time[chunk_seqs[0]] if chunk_seqs else None
+    return session.index.stream_start_at(seq)
 
 
 RequestColumns: Columns = (
@@ -285,12 +285,12 @@ def requests_frame(session: FrameSource) -> pd.DataFrame:
     if not attempts:
         return frame(RequestColumns, None, 0)
     events, version = session.events, session.version
-    header_seqs = session.scan.seq_of_type("request/header").tolist()
+    header_seqs = session.index.seq_of_type("request/header").tolist()
     canon: dict[int, dict | None] = {}
     envelopes: dict[int, int] = {}
     usage = _usage_by_attempt(session)
     size, tokens = session.surface.size, session.surface.totals(np.maximum(session.prices, 0))
-    times = session.scan.time
+    times = session.index.time
     rows: dict[str, list] = {c.name: [] for c in RequestColumns}
     for a in attempts:
         k = bisect_left(header_seqs, a.before)

@@ -46,7 +46,6 @@ one. Groups are plain tuples: compose them with ``+``.
 from __future__ import annotations
 
 import math
-from array import array
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -56,6 +55,7 @@ import pandas as pd
 import pyarrow as pa
 
 from workbench.core.events import KNOWN_TYPES_V0, KNOWN_TYPES_V4
+from workbench.core.index_columns import Texts, safe_text
 from workbench.errors import InvalidArgument
 
 Dtype = str | pd.api.extensions.ExtensionDtype
@@ -151,65 +151,23 @@ def as_array(values: Any, dtype: Dtype, n: int, name: str = "") -> Any:
     return pd.array(values if not isinstance(values, tuple) else list(values), dtype=dtype)
 
 
-def safe_text(text: str) -> str:
-    """`text` as valid Unicode: a lone surrogate (JSON allows one; `workbench.io.jsjson` keeps
-    it) becomes U+FFFD, because Arrow strings must be valid UTF-8."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
-    return text
-
-
-class TextBuilder:
-    """Strings appended one by one into one UTF-8 buffer plus offsets (the Arrow layout), so a
-    million previews cost their bytes, not a million Python objects; `array()` hands the
-    buffers to Arrow without copying."""
-
-    def __init__(self) -> None:
-        self._data = bytearray()
-        self._offsets = array("q", [0])
-        self._valid = bytearray()
-
-    def append(self, text: str | None) -> None:
-        if text is None:
-            self._valid.append(0)
-        else:
-            try:
-                raw = text.encode("utf-8")
-            except UnicodeEncodeError:
-                raw = safe_text(text).encode("utf-8")
-            self._data += raw
-            self._valid.append(1)
-        self._offsets.append(len(self._data))
-
-    def __len__(self) -> int:
-        return len(self._valid)
-
-    def take(self) -> pa.Array:
-        """The strings appended since the last `take`, as one Arrow array; the builder starts
-        empty again."""
-        n = len(self._valid)
-        valid = np.packbits(np.frombuffer(bytes(self._valid), dtype=bool), bitorder="little")
-        arr = pa.LargeStringArray.from_buffers(
-            n, pa.py_buffer(self._offsets), pa.py_buffer(bytes(self._data)),
-            pa.py_buffer(valid.tobytes()))
-        self._data, self._offsets, self._valid = bytearray(), array("q", [0]), bytearray()
-        return arr
-
-    def array(self) -> pd.arrays.ArrowStringArray:
-        n = len(self._valid)
-        valid = np.packbits(np.frombuffer(bytes(self._valid), dtype=bool), bitorder="little")
-        arr = pa.LargeStringArray.from_buffers(
-            n, pa.py_buffer(self._offsets), pa.py_buffer(bytes(self._data)),
-            pa.py_buffer(valid.tobytes()))
-        return pd.arrays.ArrowStringArray(arr)
+def strings(texts: Texts) -> pd.arrays.ArrowStringArray:
+    """A core `Texts` column (`workbench.core.index_columns`) as a ``string`` array, its
+    buffers handed to Arrow without a copy (only the validity is packed into bits)."""
+    arrays = [pa.LargeStringArray.from_buffers(
+        len(c), pa.py_buffer(c.offsets), pa.py_buffer(c.data),
+        pa.py_buffer(np.packbits(c.valid, bitorder="little").tobytes())) for c in texts.chunks]
+    if not arrays:
+        return pd.arrays.ArrowStringArray(pa.array([], type=pa.large_string()))
+    return pd.arrays.ArrowStringArray(arrays[0] if len(arrays) == 1 else pa.chunked_array(arrays))
 
 
 def text_array(values: Any) -> pd.arrays.ArrowStringArray:
     """A ``string`` array of str/None values (lone surrogates replaced, see `safe_text`)."""
     if isinstance(values, pd.arrays.ArrowStringArray):
         return values
+    if isinstance(values, Texts):
+        return strings(values)
     values = values if isinstance(values, list) else list(values)
     try:
         return pd.array(values, dtype="string")
@@ -315,7 +273,9 @@ def coded(codes: np.ndarray, vocab: Sequence[str], dtype: pd.CategoricalDtype) -
 
 
 def take(values: Any, index: Any) -> Any:
-    """`values` at positions `index` (a list, a numpy array or `MaskedInts`-like)."""
+    """`values` at positions `index` (a list, a numpy array, `MaskedInts`-like or `Texts`)."""
+    if isinstance(values, Texts):
+        values = strings(values)
     if hasattr(values, "take") and not isinstance(values, list):
         return values.take(np.asarray(index, dtype=np.int64))
     return [values[int(i)] for i in index]

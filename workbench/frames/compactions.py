@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from workbench.core.compaction.shapes import error_kind
+from workbench.core.preview import content_text
 from workbench.frames.columns import DURATION, SEQ_LIST, TIME, Column, Columns, frame
-from workbench.frames.preview import content_text
 from workbench.io.jsjson import ABSENT
 
 if TYPE_CHECKING:
@@ -214,7 +214,7 @@ def prunes_frame(session: FrameSource) -> pd.DataFrame:
     if not len(session):
         return frame(PRUNE_COLUMNS, None, 0)
     rows: dict[str, list] = {c.name: [] for c in PRUNE_COLUMNS}
-    times = session.scan.time
+    times = session.index.time
     for audit in session.audit.prunes:
         p = audit.record
         values = {

@@ -1,6 +1,6 @@
 """`events_df`: one row per logical event (seq == row). Layer: frames.
 
-Selects and types what the scan (`workbench.frames.scan`), the core surface fold and the core
+Selects and types what the log index (`workbench.core.index`), the core surface fold and the core
 meter computed; never recomputes semantics. Row `i` is the event with seq `i`: v4 stream chunks
 have no seq and are no rows (v4 spec §2.2); v0 `assistant/chunk` events are rows (v0 §2.2).
 
@@ -18,11 +18,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
+from workbench.core.index import LogIndex
+from workbench.core.index_columns import MaskedInts
 from workbench.frames.columns import (EVENT_TYPE, ROLE, SEQ_LIST, SURFACE_OP, TIME, Column,
                                       Columns, coded, frame)
-from workbench.frames.grow import MaskedInts
-from workbench.frames.scan import EventScan
 
 if TYPE_CHECKING:
     from workbench.frames.source import FrameSource
@@ -33,10 +34,10 @@ SURFACE_STATUS = pd.CategoricalDtype(["current", "shadowed", "log-only", "reject
 
 @dataclass(frozen=True, slots=True)
 class EventsSource:
-    """What the column getters read: the scan, status codes into `SURFACE_STATUS`, the
+    """What the column getters read: the log index, status codes into `SURFACE_STATUS`, the
     replacing seq (-1: none), the final position (-1: not a node) and node prices (-1: none)."""
 
-    scan: EventScan
+    index: LogIndex
     status: np.ndarray
     shadowed_by: np.ndarray
     position: np.ndarray
@@ -44,7 +45,7 @@ class EventsSource:
 
 
 def events_source(session: FrameSource) -> EventsSource:
-    """Collect the per-event arrays of a session (scan, timeline, prices)."""
+    """Collect the per-event arrays of a session (index, timeline, prices)."""
     n = len(session)
     surface = session.surface
     status = np.full(n, 2, dtype=np.int8)
@@ -54,56 +55,64 @@ def events_source(session: FrameSource) -> EventsSource:
     position = np.full(n, -1, dtype=np.int64)
     final = np.asarray(surface.final_nodes, dtype=np.int64)
     position[final] = np.arange(len(final), dtype=np.int64)
-    return EventsSource(session.scan, status, surface.shadowed_by, position, session.scan.price)
+    return EventsSource(session.index, status, surface.shadowed_by, position, session.index.price)
 
 
 def _masked(values: np.ndarray) -> pd.arrays.IntegerArray:
     return pd.arrays.IntegerArray(np.where(values < 0, 0, values), values < 0)
 
 
+def _source_lists(index: LogIndex) -> pa.Array:
+    """``sourceEventSeqs`` of every event as an Arrow list<int64> array (NA where absent)."""
+    offsets = pa.array(index.source_offsets, type=pa.int64())
+    values = pa.array(index.source_values, type=pa.int64())
+    mask = pa.array(~index.source_present)
+    return pa.LargeListArray.from_arrays(offsets, values, mask=mask).cast(pa.list_(pa.int64()))
+
+
 def _shadowed_at(src: EventsSource) -> MaskedInts:
     by = src.shadowed_by
     hidden = by >= 0
-    at = src.scan.time.take(np.where(hidden, by, 0))
+    at = src.index.time.take(np.where(hidden, by, 0))
     return MaskedInts(at.values, at.mask | ~hidden)
 
 
 EventIdentity: Columns = (
-    Column("seq", "Int64", lambda s: s.scan.seq, "position in the logical log (0-based, v0 §1.8)"),
-    Column("time", TIME, lambda s: s.scan.time,
+    Column("seq", "Int64", lambda s: s.index.seq, "position in the logical log (0-based, v0 §1.8)"),
+    Column("time", TIME, lambda s: s.index.time,
            "when the event was appended (epoch ms, UTC); NaT when the log has no times "
            "(v0 fixtures, §1.11)"),
     Column("type", EVENT_TYPE,
-           lambda s: coded(s.scan.type_codes, s.scan.types.values, EVENT_TYPE),
+           lambda s: coded(s.index.type_codes, s.index.types.values, EVENT_TYPE),
            "event type (§3.2)"),
-    Column("turn", "Int64", lambda s: s.scan.turn,
+    Column("turn", "Int64", lambda s: s.index.turn,
            "turn open at this event (turn/start .. turn/end inclusive); NA between turns"),
-    Column("step", "Int64", lambda s: s.scan.step,
+    Column("step", "Int64", lambda s: s.index.step,
            "step open at this event (step/start .. step/end inclusive); NA outside steps"),
 )
 """Identity, time and structural position of each event."""
 
 EventMessage: Columns = (
-    Column("role", ROLE, lambda s: coded(s.scan.role_codes, s.scan.roles.values, ROLE),
+    Column("role", ROLE, lambda s: coded(s.index.role_codes, s.index.roles.values, ROLE),
            "role of the carried message (surface events)"),
-    Column("message_id", "string", lambda s: s.scan.message_id, "id of the carried message"),
+    Column("message_id", "string", lambda s: s.index.message_id, "id of the carried message"),
     Column("source_kind", "string",
-           lambda s: s.scan.source_kinds.decode(s.scan.source_kind_codes),
+           lambda s: s.index.source_kinds.decode(s.index.source_kind_codes),
            "message `source.kind` (user, model, tool, compact-checkpoint, plugin, ...)"),
-    Column("preview", "string", lambda s: s.scan.preview,
+    Column("preview", "string", lambda s: s.index.preview,
            "one-line text preview (message text, tool name, end reason, ...)"),
 )
 """The message a surface event carries, and a preview of every event."""
 
 EventSurface: Columns = (
     Column("surface_op", SURFACE_OP,
-           lambda s: pd.Categorical.from_codes(s.scan.surface_op, dtype=SURFACE_OP),
+           lambda s: pd.Categorical.from_codes(s.index.surface_op, dtype=SURFACE_OP),
            "how the event joined the surface: append or replace (§4.2); NA for log-only events"),
-    Column("replace_start", "Int64", lambda s: s.scan.replace_start,
+    Column("replace_start", "Int64", lambda s: s.index.replace_start,
            "first replaced node (replace start / startSeq)"),
-    Column("replace_end", "Int64", lambda s: s.scan.replace_end,
+    Column("replace_end", "Int64", lambda s: s.index.replace_end,
            "last replaced node (replace end / endSeq)"),
-    Column("source_seqs", SEQ_LIST, lambda s: s.scan.source_lists(),
+    Column("source_seqs", SEQ_LIST, lambda s: _source_lists(s.index),
            "sourceEventSeqs as logical seqs (v4 range pairs expanded); NA when absent"),
     Column("surface_status", SURFACE_STATUS,
            lambda s: pd.Categorical.from_codes(s.status, dtype=SURFACE_STATUS),

@@ -2,9 +2,9 @@
 
 A followed session (`workbench.load(path, follow=True)`) keeps the loader's pass open
 (`workbench.core.follow.LiveLog`) with the session's one pass riding on it (`frames.source
-.LogPass`: scan, surface timeline fold, usage, model-call attempts). A refresh polls the file
-once; the loader reads and checks only the appended records, and every stage, the scan (growing
-columns, `frames.grow`) and the fold continue from their state with each appended event, parsed
+.LogPass`: log index, surface timeline fold, usage, model-call attempts). A refresh polls the file
+once; the loader reads and checks only the appended records, and every stage, the log index
+(growing columns, `core.index_columns`) and the fold continue from their state with each appended event, parsed
 once; nothing of the whole log is copied (the timeline, usage samples and attempts are views of
 the growing collections). The compaction brackets (`core.compaction.brackets
 .extend_compactions`), the real meters' counts and the timeline frame's usage columns are
@@ -99,7 +99,7 @@ def open_live(path: str | os.PathLike) -> Live:
 
 
 def forget_derived(session: Any) -> None:
-    """Drop what is rebuilt from the scan and timeline on first use."""
+    """Drop what is rebuilt from the log index and timeline on first use."""
     for name in _DERIVED:
         session.__dict__.pop(name, None)
     session._frames.clear()

@@ -95,7 +95,7 @@ def session_frames(path: str | os.PathLike, names: Sequence[str] = DEFAULT_FRAME
         result.frames = session.frames(names)
         summary = session.summary()
         statuses = summary["compactions"]
-        times = session.scan.time if len(session) else None
+        times = session.index.time if len(session) else None
         info.update(_summary(
             path, session_id=session.session_id,
             parent_session=_parent(session.log), format_version=session.version,

@@ -1,8 +1,8 @@
 """What frame builders are functions of. Layer: frames (stdlib, numpy, core).
 
 `FrameSource` is the one interface every frame builder (`events`, `surface`, `timeline`,
-`compactions`, `calls`, `turns`, `meters`) reads: the loaded log, the one pass's results (scan,
-timeline, usage, attempts), the surface arrays, prices, compactions and audit. `Session`
+`compactions`, `calls`, `turns`, `meters`) reads: the loaded log, the one pass's results (the
+log index `workbench.core.index.LogIndex`, timeline, usage, attempts), the surface arrays, prices, compactions and audit. `Session`
 implements it; builders never import `workbench.session` (`tests/test_layering.py`), so the
 dependency points one way: session → builders → this module → core.
 
@@ -24,7 +24,7 @@ from workbench.core.prefix import Prefix
 from workbench.core.requests import Attempt, AttemptCollector
 from workbench.core.timeline import APPENDED, REJECTED, REPLACEMENT, SurfaceTimeline, TimelineBuilder
 from workbench.core.tokens.usage import USAGE_TYPES, UsageCollector, UsageSample
-from workbench.frames.scan import EventScan, EventScanner
+from workbench.core.index import LogIndex, LogIndexBuilder
 from workbench.io.generations import rules_for
 
 if TYPE_CHECKING:
@@ -54,7 +54,7 @@ class FrameSource(Protocol):
     @property
     def defects(self) -> list: ...
     @property
-    def scan(self) -> EventScan: ...
+    def index(self) -> LogIndex: ...
     @property
     def timeline(self) -> SurfaceTimeline: ...
     @property
@@ -74,8 +74,9 @@ class FrameSource(Protocol):
 
 
 class LogPass:
-    """The one pass a session makes over its events: each event is fed once to the scan, to the
-    compaction audit's facts (`EventFacts`) and, by type, to the usage and model-call attempt
+    """The one pass a session makes over its events: each event is fed once to the log index
+    (`workbench.core.index`), to the compaction audit's facts (`EventFacts`, given the node
+    price the index took) and, by type, to the usage and model-call attempt
     collectors; the surface timeline is the load's one fold (`workbench.core.timeline
     .TimelineBuilder`, fed by the loader before this pass: `fold`). `workbench.load` hands
     `Riding.start` to the loader, which feeds every event while it scans the log, so the log is
@@ -85,21 +86,21 @@ class LogPass:
     def __init__(self, events: Sequence[Mapping[str, Any]], *, version: int, spare: bool = False,
                  fold: TimelineBuilder | None = None) -> None:
         self.version = version
-        self.scanner = EventScanner(version=version, spare=spare)
+        self.indexer = LogIndexBuilder(version=version, spare=spare)
         self.fold = TimelineBuilder(events, version=version) if fold is None else fold
         self.usage = UsageCollector(version=version)
         self.attempts = AttemptCollector(version=version)
         self.facts = EventFacts.growing(events, version=version, texts=False)
         found: list[Attempt] = []
         self._found = found
-        scan, use, attempt = self.scanner.feed, self.usage.feed, self.attempts.feed
+        index, use, attempt = self.indexer.feed, self.usage.feed, self.attempts.feed
         audited = self.facts.feed
         usage_types, attempt_types = USAGE_TYPES, self.attempts.types
         count = [0]
 
         def feed(event: Mapping[str, Any]) -> None:
-            scan(event)
-            audited(count[0], event)
+            price = index(event)
+            audited(count[0], event, price if price >= 0 else None)
             etype = event.get("type")
             if etype in attempt_types:
                 found.extend(attempt(count[0], event))
@@ -120,13 +121,13 @@ class LogPass:
 
     @property
     def count(self) -> int:
-        return self.scanner.count
+        return self.indexer.count
 
     def finish(self, events: Sequence[Mapping[str, Any]], *, has_times: bool) -> Passed:
         """What the pass found so far. Repeatable: a followed log feeds more events afterwards
         (the open model-call attempt is closed on a copy of the collector)."""
         open_attempts = copy.deepcopy(self.attempts).finish()
-        return Passed(self.scanner.finish(has_times=has_times), self.fold.finish(events),
+        return Passed(self.indexer.finish(has_times=has_times), self.fold.finish(events),
                       self.usage.samples(), Prefix(self._found, extra=open_attempts), self.facts)
 
 
@@ -134,7 +135,7 @@ class LogPass:
 class Passed:
     """What one `LogPass` found."""
 
-    scan: EventScan
+    index: LogIndex
     timeline: SurfaceTimeline
     usage: Sequence[UsageSample]
     attempts: Sequence[Attempt]
@@ -150,7 +151,7 @@ class Riding:
 
     def __init__(self, *, spare: bool = False) -> None:
         self.passed: LogPass | None = None
-        self.spare = spare   # a followed log: the scan's columns keep room to grow
+        self.spare = spare   # a followed log: the index's columns keep room to grow
 
     def start(self, version: int, events: Sequence[Mapping[str, Any]],
               fold: TimelineBuilder) -> Callable[[Mapping[str, Any]], None]:

@@ -24,7 +24,7 @@ from workbench.frames.columns import (EVENT_TYPE, ROLE, SEQ_LIST, TIME, Column, 
 from workbench.frames.meters import meter_columns, node_prices
 
 if TYPE_CHECKING:
-    from workbench.frames.scan import EventScan
+    from workbench.core.index import LogIndex
     from workbench.frames.source import FrameSource
 
 REPLACEMENT_KIND = pd.CategoricalDtype(["compaction", "prune", "other"])
@@ -36,15 +36,15 @@ def _pick(values: Any, seqs: Any) -> Any:
     return take(values, seqs)
 
 
-def _type(scan: EventScan, seqs: Any) -> pd.Categorical:
+def _type(scan: LogIndex, seqs: Any) -> pd.Categorical:
     return coded(take(scan.type_codes, seqs), scan.types.values, EVENT_TYPE)
 
 
-def _role(scan: EventScan, seqs: Any) -> pd.Categorical:
+def _role(scan: LogIndex, seqs: Any) -> pd.Categorical:
     return coded(take(scan.role_codes, seqs), scan.roles.values, ROLE)
 
 
-def _kind(scan: EventScan, seqs: Any) -> Any:
+def _kind(scan: LogIndex, seqs: Any) -> Any:
     return scan.source_kinds.decode(take(scan.source_kind_codes, seqs))
 
 
@@ -81,7 +81,7 @@ def surface_frame(session: FrameSource, seq: int, *, meters: Sequence[str] = ("d
     seqs = timeline.surface_at(seq) if len(session) else ()
     reps = timeline.replacement_by_seq
     source = {
-        "seqs": seqs, "scan": session.scan,
+        "seqs": seqs, "scan": session.index,
         "is_rep": np.fromiter((s in reps for s in seqs), dtype=bool, count=len(seqs)),
         "lineage": np.fromiter((len(timeline.lineage(s)) for s in seqs), dtype=np.int64,
                                count=len(seqs)),
@@ -184,7 +184,7 @@ def replacements_frame(session: FrameSource) -> pd.DataFrame:
     rows = _replacement_rows(session) if len(session) else None
     n = len(rows["seq"]) if rows else 0
     if rows is not None:
-        rows["scan"] = session.scan
+        rows["scan"] = session.index
     return frame(ReplacementColumns, rows, n)
 
 
@@ -231,7 +231,7 @@ def shadow_frame(session: FrameSource) -> pd.DataFrame:
     depths = [depth[s] for s in seqs.tolist()]
     by_list = by[seqs].tolist()
     rows = {
-        "seq": seqs, "by": by_list, "scan": session.scan, "root": roots, "depth": depths,
+        "seq": seqs, "by": by_list, "scan": session.index, "root": roots, "depth": depths,
         "kind": [kinds.get(b, ("other", None))[0] for b in by_list],
         "cid": [kinds.get(b, ("other", None))[1] for b in by_list],
         "tokens": np.maximum(session.prices[seqs], 0),

@@ -171,7 +171,7 @@ def timeline_frame(session: FrameSource, *, meters: Sequence[str] = DEFAULT_METE
         return frame(timeline_columns(meters), None, 0)
     s = session.surface
     source: dict[str, object] = {
-        "n": n, "scan": session.scan, "change": _change(session), "size": s.size,
+        "n": n, "scan": session.index, "change": _change(session), "size": s.size,
         "generation": s.generation, "usage": _usage(session)}
     fill_log_prices(session, meters, progress=progress)
     for meter in meters:

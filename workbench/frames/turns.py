@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from workbench.core.tool_facts import ANSWERED, as_int
 from workbench.frames.columns import DURATION, TIME, Column, Columns, frame
-from workbench.frames.scan import as_int
 
 if TYPE_CHECKING:
     from workbench.frames.source import FrameSource
@@ -71,7 +71,7 @@ def _data(event: Any) -> dict:
 def turns_frame(session: FrameSource) -> pd.DataFrame:
     """One row per `turn/start`, in log order."""
     n = len(session)
-    scan = session.scan
+    scan = session.index
     starts = scan.seq_of_type("turn/start").tolist() if n else []
     if not starts:
         return frame(TurnColumns, None, 0)
@@ -101,9 +101,8 @@ def turns_frame(session: FrameSource) -> pd.DataFrame:
     counts["steps"] += per_turn(scan.seq_of_type("step/start"))
     counts["tool_calls"] += per_turn(scan.seq_of_type("tool/call"))
     counts["compactions"] += per_turn(scan.seq_of_type("compaction/start"))
-    for i, fact in scan.tool_facts.items():
-        if fact[0] == "answered" and fact[2] is True and owner[i] >= 0:
-            counts["tool_errors"][owner[i]] += 1
+    tools = scan.tools
+    counts["tool_errors"] += per_turn(tools.seq[(tools.kind == ANSWERED) & (tools.is_error == 1)])
     user = scan.source_kinds.codes.get("user", -2)
     for i in scan.seq_of_type("user/message").tolist():
         k = owner[i]

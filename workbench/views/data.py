@@ -2,7 +2,7 @@
 
 A step must cost a few milliseconds on a 1.3M-event log (issue: under 100 ms of kernel time),
 so the per-step work never touches a DataFrame row by row. The per-seq arrays are the session's
-own (its one pass's scan: type, role, preview, node price; its surface arrays: node, shadowed
+own (its one pass's log index: type, role, preview, node price; its surface arrays: node, shadowed
 by), read as they are, never rebuilt from `events_df`; the timeline frame, the core bracket
 records and the model-call attempts are read once. A render then reads a window of them. One
 `ViewData` is shared by every view of a session (`view_data`); the events frame is built only
@@ -26,7 +26,7 @@ import pandas as pd
 import pyarrow as pa
 
 from workbench.core.compaction.framing import checkpoint_body
-from workbench.frames.columns import safe_text
+from workbench.frames.columns import safe_text, strings
 from workbench.views.html import Checkpoint
 from workbench.views.navigation import Navigator, seq_array
 from workbench.views.palette import status_name
@@ -181,12 +181,12 @@ class ViewData:
     def __init__(self, session: Session) -> None:
         self.session = session
         self.timeline = session.timeline
-        scan, surface = session.scan, session.surface
+        scan, surface = session.index, session.surface
         self.n = n = len(session)
         self.last_seq = max(n - 1, 0)
         self.type = _decode(scan.type_codes, scan.types.values)
         self.role = _decode(scan.role_codes, scan.roles.values)
-        self.preview = Texts(scan.preview)
+        self.preview = Texts(strings(scan.preview))
         status = np.full(n, 2, dtype=np.int8)      # codes into _STATUS (events_df's order)
         status[surface.node] = 0
         status[surface.shadowed_by >= 0] = 1
@@ -359,7 +359,7 @@ class ViewData:
         """Epoch milliseconds per seq, gaps filled from the previous event (None: no times)."""
         if not self.n:
             return None
-        time = self.session.scan.time
+        time = self.session.index.time
         missing = time.mask
         if missing.all():
             return None

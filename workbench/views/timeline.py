@@ -69,8 +69,8 @@ MEASURE_LABEL = "dsh measure (what DSH compares with the threshold)"
 
 def _measure(session: Session, frame: pd.DataFrame,
              surface: np.ndarray) -> tuple[np.ndarray, str | None]:
-    """DSH's measure after every event (`measure_series`), from the one pass's scan."""
-    scan = session.scan
+    """DSH's measure after every event (`measure_series`), from the one pass's log index."""
+    scan = session.index
     turn, step = scan.turn, scan.step
     types = frame["type"].astype("string").fillna("").tolist()
 

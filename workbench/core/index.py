@@ -1,17 +1,20 @@
-"""One pass over a log's events into compact per-event arrays. Layer: frames (stdlib, numpy,
-core heuristic prices).
+"""`LogIndex`: the one per-seq store of a log, filled during the loader's one pass while each
+event is in hand. Layer: core (stdlib, numpy; no pandas, no pyarrow).
 
-Every per-event frame column that only needs the event itself (and the turn/step it sits in)
-comes from this single pass, so a 1.3M-event log is parsed once here, not once per column: a
-large log's events are parsed on demand by the io store, so every extra pass costs a parse.
-The pass also prices every surface-eligible event with the DSH heuristic (v0 spec §6.4) while
-its dict is at hand, and keeps the few fields tool-call pairing and request timing need
-(`tool_fact`, `stream_start`), so those frames never parse the log again. Surface facts (current, shadowed by whom) come from the core timeline.
+Every per-event value that only needs the event itself (and the turn/step it sits in) is taken
+here, once, so a 1.3M-event log is parsed once, not once per consumer: type, time, structural
+turn and step, surface op and replace range, ``sourceEventSeqs``, the carried message's role,
+source kind and id, a preview (`workbench.core.preview`), the DSH heuristic node price (v0 spec
+§6.4) of every surface-eligible event, the tool-call facts pairing reads
+(`workbench.core.tool_facts.ToolFacts`) and the first stream time of each v4 assistant
+message or attempt (request timing). Frames, views, the CLI and the report read these columns;
+nobody keeps a second per-seq copy of them.
 
-Storage is compact, because the scan is cached for the session's lifetime: numbers are int64
-arrays with a missing-mask, small vocabularies (type, role, source kind) are int32 codes, seq
-lists are one flat array plus offsets (the Arrow list layout), and previews and message ids are
-one UTF-8 buffer each (`columns.TextBuilder`), handed to the frame without a copy.
+Storage is compact, because the index lives as long as the session: numbers are int64 arrays
+with a missing-mask (`MaskedInts`), small vocabularies (type, role, source kind) are int32
+codes (`Vocab`), seq lists are one flat array plus offsets (the Arrow list layout), and
+previews and message ids are UTF-8 buffers plus offsets (`Texts`; the frames layer hands them
+to Arrow without a copy). Stream starts are two arrays (seq, time) for the events that have one.
 
 Turn and step are *structural*: the turn opened by the latest `turn/start` and not yet closed by
 its `turn/end` (both boundary events included), likewise for steps (v0 spec §3.3). That is what
@@ -21,21 +24,19 @@ the turn of the original result (v0 spec §5.9), and on between-turn events.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import pandas as pd
-import pyarrow as pa
 
 from workbench.core.events import surface_types
+from workbench.core.index_columns import GrowColumn, MaskedInts, TextColumn, Texts, Vocab
+from workbench.core.preview import event_preview
 from workbench.core.tokens.heuristic import node_price
+from workbench.core.tool_facts import (FACT_TYPES, INT_LIMIT, ToolFacts, ToolFactsBuilder,
+                                       as_int, stream_start)
 from workbench.errors import InternalError
-from workbench.frames.columns import TextBuilder
-from workbench.frames.grow import GrowColumn, GrowText, MaskedInts, Vocab
-from workbench.frames.facts import INT_LIMIT, as_int, stream_start, tool_fact
-from workbench.frames.preview import event_preview
 from workbench.io.generations import nested_streams
 
 _NONE = -(2**63)
@@ -69,7 +70,7 @@ def message_of(event: Mapping[str, Any]) -> Any:
 
 
 @dataclass(frozen=True, slots=True)
-class EventScan:
+class LogIndex:
     """Per-event values of one pass (index = seq); see the module docstring."""
 
     n: int
@@ -89,10 +90,11 @@ class EventScan:
     source_values: np.ndarray       # int64, flat
     source_present: np.ndarray      # bool
     price: np.ndarray               # int64 heuristic node price; -1 for log-only types
-    message_id: pd.arrays.ArrowStringArray
-    preview: pd.arrays.ArrowStringArray
-    tool_facts: dict[int, tuple]    # seq -> `tool_fact` of that event
-    stream_start: dict[int, int]    # v4 assistant message/attempt seq -> first stream time
+    message_id: Texts
+    preview: Texts
+    tools: ToolFacts
+    stream_seqs: np.ndarray         # int64 ascending: v4 assistant message/attempt seqs ...
+    stream_times: np.ndarray        # int64: ... and the time of their first stream record
 
     @property
     def seq(self) -> np.ndarray:
@@ -104,12 +106,10 @@ class EventScan:
         return self.types.decode(self.type_codes)
 
     def preview_at(self, seq: int) -> str | None:
-        value = self.preview[seq]
-        return value if isinstance(value, str) else None
+        return self.preview[seq]
 
     def message_id_at(self, seq: int) -> str | None:
-        value = self.message_id[seq]
-        return value if isinstance(value, str) else None
+        return self.message_id[seq]
 
     def type_at(self, seq: int) -> str | None:
         code = int(self.type_codes[seq])
@@ -124,6 +124,13 @@ class EventScan:
             return None
         return self.source_values[self.source_offsets[seq]:self.source_offsets[seq + 1]].tolist()
 
+    def stream_start_at(self, seq: int) -> int | None:
+        """Time of the first stream record of the v4 assistant message/attempt at `seq`."""
+        k = int(np.searchsorted(self.stream_seqs, seq))
+        if k < len(self.stream_seqs) and self.stream_seqs[k] == seq:
+            return int(self.stream_times[k])
+        return None
+
     def seq_of_type(self, etype: str) -> np.ndarray:
         """Seqs of every event of type `etype` (ascending)."""
         code = self.types.codes.get(etype)
@@ -131,45 +138,36 @@ class EventScan:
             return np.zeros(0, dtype=np.int64)
         return np.nonzero(self.type_codes == code)[0]
 
-    def source_lists(self, seqs: np.ndarray | None = None) -> pa.Array:
-        """``sourceEventSeqs`` of `seqs` (default: every event) as an Arrow list<int64> array."""
-        offsets = pa.array(self.source_offsets, type=pa.int64())
-        values = pa.array(self.source_values, type=pa.int64())
-        mask = pa.array(~self.source_present)
-        full = pa.LargeListArray.from_arrays(offsets, values, mask=mask).cast(
-            pa.list_(pa.int64()))
-        return full if seqs is None else full.take(pa.array(seqs, type=pa.int64()))
-
 
 _COLUMNS = (("_time", "q"), ("_turn", "q"), ("_step", "q"), ("_rstart", "q"), ("_rend", "q"),
             ("_type", "i"), ("_role", "i"), ("_kind", "i"), ("_ops", "b"), ("_offsets", "q"),
             ("_values", "q"), ("_price", "q"))
 _MASKED = frozenset({"_time", "_turn", "_step", "_rstart", "_rend"})
 _DTYPES = {"q": np.int64, "i": np.int32, "b": np.int8}
+_FLUSH_MASK = (1 << 16) - 1
 
 
-class EventScanner:
-    """The scan, one event at a time: `feed` each event in seq order, then `finish`.
+class LogIndexBuilder:
+    """The index, one event at a time: `feed` each event in seq order, then `finish`.
 
-    Incremental so the pass can run while the loader scans the log (see `frames.source.LogPass`): a large
-    log's events are parsed once. `feed` is a closure over the output arrays' bound methods: it
-    runs 1.3M times, so it avoids attribute lookups. `n` (optional) is the count `finish`
-    checks."""
+    Incremental so it fills while the loader scans the log (`workbench.core.load.Feeder`): a
+    large log's events are parsed once. `feed` is a closure over the output arrays' bound
+    methods: it runs 1.3M times, so it avoids attribute lookups; it returns the event's node
+    price (-1 for a log-only type) for the consumers fed after it. `n` (optional) is the count
+    `finish` checks."""
 
     def __init__(self, n: int | None = None, *, version: int, has_times: bool = True,
                  spare: bool = False) -> None:
         self.n = n
         self._version, self._has_times = version, has_times
         self._open = [_NONE, _NONE]  # open turn, open step
-        self._tool_facts: dict[int, tuple] = {}
-        self._stream_start: dict[int, int] = {}
+        self._tools = ToolFactsBuilder(version)
+        self._stream_seq, self._stream_time = array("q"), array("q")
         self.types, self.roles, self.source_kinds = Vocab(), Vocab(), Vocab()
         self._grown = {name: GrowColumn(_DTYPES[code], spare=spare) for name, code in _COLUMNS}
         self._masks = {name: GrowColumn(bool, spare=spare) for name in _MASKED}
         self._present_col = GrowColumn(bool, spare=spare)
-        self._message_id_col, self._preview_col = GrowText(), GrowText()
-        self._message_id = TextBuilder()
-        self._preview = TextBuilder()
+        self._message_id, self._preview = TextColumn(), TextColumn()
         self._spare = spare
         self._sealed = False
         self._base = [0, 0]   # events and source values moved into the growing columns
@@ -180,10 +178,10 @@ class EventScanner:
 
     @property
     def count(self) -> int:
-        """Events scanned so far (the seq the next `feed` must be)."""
+        """Events indexed so far (the seq the next `feed` must be)."""
         return self._base[0] + len(self._type)
 
-    def _feeder(self, version: int, has_times: bool) -> Callable[[Mapping[str, Any]], None]:
+    def _feeder(self, version: int, has_times: bool) -> Callable[[Mapping[str, Any]], int]:
         kinds = surface_types(version)
         time_, turn_, step_ = self._time.append, self._turn.append, self._step.append
         rstart_, rend_, ops_ = self._rstart.append, self._rend.append, self._ops.append
@@ -191,17 +189,19 @@ class EventScanner:
         offsets_, values, price_ = self._offsets.append, self._values, self._price.append
         present_ = self._present.append
         message_id_, preview_ = self._message_id.append, self._preview.append
+        flush_ids, flush_previews = self._message_id.flush, self._preview.flush
         type_codes, type_code = self.types.codes, self.types.code
         role_code, kind_code = self.roles.code, self.source_kinds.code
         state = self._open
-        facts, starts = self._tool_facts, self._stream_start
+        tool_fact = self._tools.add
+        stream_seq_, stream_time_ = self._stream_seq.append, self._stream_time.append
         base = self._base
-        fact_types = frozenset({"assistant/message", "tool/call", "tool/result"})
         stream_types = frozenset({"assistant/message", "assistant/attempt"}) if nested_streams(version) \
             and has_times else frozenset()
+        rows = self._type
 
-        def feed(event: Mapping[str, Any]) -> None:
-            i = base[0] + len(self._type)
+        def feed(event: Mapping[str, Any]) -> int:
+            i = base[0] + len(rows)
             etype = event.get("type")
             if type(etype) is not str:
                 etype = str(etype)
@@ -258,25 +258,29 @@ class EventScanner:
                 values.extend(listed)
             present_(listed is not None)
             offsets_(base[1] + len(values))
-            price_(node_price(event, version=version) if etype in kinds else -1)
+            price = node_price(event, version=version) if etype in kinds else -1
+            price_(price)
             preview_(event_preview(event))
-            if etype in fact_types:
-                fact = tool_fact(event, etype, version)
-                if fact is not None:
-                    facts[i] = fact
+            if etype in FACT_TYPES:
+                tool_fact(i, event, etype)
             if etype in stream_types:
                 started = stream_start(event)
                 if started is not None:
-                    starts[i] = started
+                    stream_seq_(i)
+                    stream_time_(started)
+            if i & _FLUSH_MASK == _FLUSH_MASK:
+                flush_ids()
+                flush_previews()
+            return price
 
         return feed
 
     def _move(self) -> None:
-        """Move the rows scanned since the last move into the growing columns (`frames.grow`).
-        Without `spare` the arrays are handed over as they are (no copy) and the scanner is done;
-        with it they are copied into room to grow and emptied in place, so `feed` goes on."""
+        """Move the rows indexed since the last move into the growing columns. Without `spare`
+        the arrays are handed over as they are (no copy) and the builder is done; with it they
+        are copied into room to grow and emptied in place, so `feed` goes on."""
         if self._sealed:
-            msg = "a scan without spare room was finished; it takes no more events"
+            msg = "an index without spare room was finished; it takes no more events"
             raise InternalError(msg)
         chunk = len(self._type)
         if not len(self._grown["_offsets"]):
@@ -296,19 +300,17 @@ class EventScanner:
                 del raw[:]
         self._present_col.extend(np.frombuffer(bytes(self._present), dtype=bool))
         del self._present[:]
-        self._message_id_col.extend(self._message_id.take())
-        self._preview_col.extend(self._preview.take())
         self._base[0] += chunk
         self._base[1] = int(self._grown["_offsets"].view()[-1])
         self._sealed = not self._spare
 
-    def finish(self, *, has_times: bool = True) -> EventScan:
-        """The scan of every event fed so far; ``has_times=False`` drops the times fed
+    def finish(self, *, has_times: bool = True) -> LogIndex:
+        """The index of every event fed so far; ``has_times=False`` drops the times fed
         (positional seq/time, v0 §1.11). More events may be fed afterwards (a followed log):
-        `finish` again returns the scan of all of them; an earlier scan stays unchanged."""
+        `finish` again returns the index of all of them; an earlier index stays unchanged."""
         n = self.count
         if self.n is not None and self.n != n:
-            msg = f"scanned {n} of {self.n} events"
+            msg = f"indexed {n} of {self.n} events"
             raise InternalError(msg)
         self._move()
         g, m = {k: v.view() for k, v in self._grown.items()}, {k: v.view() for k, v in self._masks.items()}
@@ -318,12 +320,13 @@ class EventScanner:
         def masked(name: str) -> MaskedInts:
             return MaskedInts(g[name], m[name])
 
-        return EventScan(
+        return LogIndex(
             n, time, g["_type"], self.types, masked("_turn"), masked("_step"),
             g["_role"], self.roles, g["_kind"], self.source_kinds, g["_ops"],
             masked("_rstart"), masked("_rend"), g["_offsets"], g["_values"],
-            self._present_col.view(), g["_price"], self._message_id_col.array(),
-            self._preview_col.array(), self._tool_facts, self._stream_start)
+            self._present_col.view(), g["_price"], self._message_id.texts(),
+            self._preview.texts(), self._tools.facts(),
+            np.array(self._stream_seq, dtype=np.int64), np.array(self._stream_time, dtype=np.int64))
 
 
 def _int_or_none(value: Any) -> int:
@@ -331,15 +334,9 @@ def _int_or_none(value: Any) -> int:
     return _NONE if v is None else v
 
 
-def scan_events(events: Sequence[Mapping[str, Any]], *, version: int,
-                has_times: bool = True) -> EventScan:
-    """Walk `events` once. `has_times=False` (implicit seq/time, v0 §1.11) leaves times missing."""
-    scanner = EventScanner(len(events), version=version, has_times=has_times)
-    for event in events:
-        scanner.feed(event)
-    return scanner.finish()
-
-
 def _data(event: Mapping[str, Any]) -> Mapping[str, Any]:
     data = event.get("data")
     return data if isinstance(data, dict) else {}
+
+
+__all__ = ["LogIndex", "LogIndexBuilder", "message_of", "seq_list"]

@@ -1,4 +1,4 @@
-"""One-line text previews of events and messages. Layer: frames (stdlib and the core
+"""One-line text previews of events and messages. Layer: core (stdlib and the
 checkpoint framing only).
 
 A preview is for scanning a table, not for reading: at most `PREVIEW_CHARS` characters, line
