@@ -24,6 +24,8 @@ from typing import Any
 
 import numpy as np
 
+from workbench.errors import SeqOutOfRange
+
 
 def safe_text(text: str) -> str:
     """`text` as valid Unicode: a lone surrogate (JSON allows one; `workbench.io.jsjson` keeps
@@ -110,8 +112,10 @@ class Texts:
 
     def __getitem__(self, row: int) -> str | None:
         row = int(row)
+        if row < 0:
+            row += len(self)
         if not 0 <= row < len(self):
-            raise IndexError(row)
+            raise SeqOutOfRange(f"row {row} of {len(self)}")
         k = bisect_right(self._starts, row) - 1
         chunk, i = self.chunks[k], row - self._starts[k]
         if not chunk.valid[i]:
