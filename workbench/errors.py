@@ -41,7 +41,6 @@ that every exception class defined anywhere in the package is listed here and de
     │   ├── PruneConfigError    an invalid tool-result pruner configuration     [core.compaction.pruner]
     │   ├── PruneError          a prune the pruner cannot reproduce             [core.compaction.pruner]
     │   ├── _Fail               the v0 compaction invariant failed (internal)   [core.compaction.invariant]
-    │   ├── _TooFar             the attempt rider fell too far behind (internal)[core.compaction.eventfacts]
     │   └── WhatIfError         a counterfactual DSH could not have produced    [core.whatif.remap]
     │       └── DroppedReference  a kept event cites a dropped event            [core.whatif.remap]
     └── build: writing logs

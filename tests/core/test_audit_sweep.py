@@ -19,7 +19,6 @@ from workbench.build import LogBuilder
 from workbench.core.compaction.audit import (
     CompactionAudit, _attempt_around, _hidden_set, audit_events, audit_log, loader_protocol)
 from workbench.core.compaction.brackets import compactions, price_cache
-from workbench.core.compaction import eventfacts
 from workbench.core.compaction.eventfacts import EventFacts
 from workbench.core.compaction.checks import compaction_checks
 from workbench.core.compaction.probe import (
@@ -190,7 +189,7 @@ def test_audit_on_a_callers_timeline_equals_the_reference(generated: Path, how: 
     timeline = SurfaceTimeline(log.events, version=version)
     facts = None
     if how == "fed-facts":
-        facts = EventFacts.for_log(log.events, version=version)
+        facts = EventFacts.growing(log.events, version=version, texts=True)
         for seq, event in enumerate(log.events):
             facts.feed(seq, event)
         facts.finish()
@@ -202,19 +201,15 @@ def test_audit_on_a_callers_timeline_equals_the_reference(generated: Path, how: 
     assert report.as_json()["compactions"] == _reference(load_log(generated))
 
 
-@pytest.mark.parametrize("ahead", [None, 3], ids=["ridden", "given-up"])
-def test_v0_attempts_found_during_the_fold(generated: Path, ahead: int | None,
-                                           monkeypatch: pytest.MonkeyPatch) -> None:
-    """A lazily parsed v0 log's model attempts ride on the fold; when they read too far ahead
-    they are given up and found in a pass of their own: the same audit either way."""
-    if ahead is not None:
-        monkeypatch.setattr(eventfacts, "RIDE_AHEAD", ahead)
+def test_v0_attempts_found_during_the_fold(generated: Path) -> None:
+    """A lazily parsed v0 log's model attempts are found in the audit's own fold (no pass of
+    their own), equal to `iter_attempts` over the events; the audit equals the reference."""
     log = evaluate_path(generated, keep={"keep_events": 0, "keep_bytes": 0}).log
     version = log.format_version or 0
     found = compactions(log.events, version=version)
     expected = list(iter_attempts(list(log.events), version=version))
     assert found.facts is not None
-    if version >= 4 or ahead is not None:
+    if version >= 4:
         assert found.facts.attempts is None
     else:
         assert found.facts.attempts == expected

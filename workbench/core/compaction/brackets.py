@@ -33,21 +33,17 @@ import re
 from bisect import bisect_left
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import partial
 from typing import Any, Literal
 
 from workbench.core.compaction.framing import (  # noqa: F401 - re-exported
     CHECKPOINT_PREAMBLE, SUMMARY_CLOSE_TAG, SUMMARY_OPEN_TAG, checkpoint_body, frame_summary)
-from workbench.core.compaction.eventfacts import CollectingEvents, EventFacts
+from workbench.core.compaction.eventfacts import EventFacts
 from workbench.core.compaction.grouping import (  # noqa: F401 - re-exported
     BracketScan, Trigger, TriggerKind, _data, _Open, is_checkpoint, replace_range, scan_brackets)
 from workbench.core.compaction.prunes import PruneRecord, prune_record
-from workbench.core.requests import iter_attempts
 from workbench.core.timeline import SurfaceTimeline
 from workbench.core.tokens.heuristic import estimate_message, node_price
-from workbench.io.generations import nested_streams
 from workbench.io.jsjson import ABSENT, deep_equal
-from workbench.io.payloads import seqs_of_type
 
 Status = Literal["completed", "failed", "interrupted", "stale"]
 
@@ -215,24 +211,13 @@ def compactions(events: Sequence[Mapping[str, Any]], *, version: int,
                 facts: EventFacts | None = None) -> Compactions:
     """Reconstruct every compaction attempt and prune of a seq-indexed log (module doc).
 
-    Without `timeline` and `price`, the log is folded through `eventfacts.CollectingEvents`: the one pass also prices every event and collects what the
-    audit reads (`Compactions.facts`). A caller with its own pass over the log can collect them
-    there instead: `facts = EventFacts.for_log(events, version=...)`, `facts.feed(seq, event)`
-    for every event in order, `facts.finish()`, then pass `facts` here."""
+    Without `timeline` and `price`, the log is folded once here (`ride.fold_compactions`): the
+    one pass also prices every event and collects what the audit reads (`Compactions.facts`). A
+    caller with its own pass over the log collects them there (`ride.AuditRide`, or
+    `EventFacts.growing` fed every event in order, then `facts.finish()`) and passes `facts`."""
     if timeline is None and price is None:
-        ride = None
-        if seqs_of_type(events, ("compaction/start",)):   # else the audit reads nothing
-            facts = EventFacts.for_log(events, version=version)
-            if not nested_streams(version):   # v0 attempts need their chunks: a whole pass, this one
-                ride = partial(iter_attempts, version=version)
-        collecting = CollectingEvents(events, version, facts, ride)
-        timeline = SurfaceTimeline(collecting, version=version)
-        price = recorded_prices(collecting.prices, events, version)
-        if len(collecting.prices) != len(events):   # the fold stopped early: facts incomplete
-            facts = None
-        elif facts is not None:
-            facts.attempts = collecting.ridden()
-            facts.finish()
+        from workbench.core.compaction.ride import fold_compactions
+        return fold_compactions(events, version=version)
     if timeline is None:
         timeline = SurfaceTimeline(events, version=version)
     if price is None:

@@ -3,7 +3,7 @@
 The audit (`workbench.core.compaction.audit`) checks each attempt against the surface around its
 checkpoint, the nodes it hid and the two model requests around it. Everything it needs from an
 event is a small pure function of that one event, so an `EventFacts` is fed events in seq order
-(during the timeline's own pass over a lazily parsed log, or in a pass over the planned seqs,
+(during the log's one pass, `ride.AuditRide`, or in a pass over the planned seqs,
 `sweep.AuditFacts`) and keeps only:
 
 * `delta[seq]` — the node's change of open tool calls (`pairing.event_delta`);
@@ -21,8 +21,8 @@ event is a small pure function of that one event, so an `EventFacts` is fed even
 * `marked` / `kept` — when every event is fed (`feed`, `finish`): the seqs of the events the
   bracket scan and the v0 invariant act on (`MARKED_TYPES`, and replacing user messages and tool
   results) and those events themselves but the step boundaries (a few per attempt and turn), so
-  neither reads the log again; `attempts` — the model attempts when a pass found them
-  (`CollectingEvents` can run another whole-log pass on the same parse).
+  neither reads the log again; `attempts` — the model attempts when the same pass found them
+  (v0, `ride.AuditRide`).
 
 An `image/offload` projection only marks image blocks `offloaded` (v4 §4.8) and the probe reads no
 image, so a projected message has the facts of the message it projects.
@@ -30,8 +30,7 @@ image, so a projected message has the facts of the message it projects.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from itertools import tee
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from workbench.core.compaction.pairing import event_delta
@@ -39,8 +38,7 @@ from workbench.core.compaction.probe import LineFacts, message_text
 from workbench.core.header import canonical_header
 from workbench.core.projection import derive_message
 from workbench.core.tokens.heuristic import derive_message as node_message
-from workbench.core.tokens.heuristic import estimate_message, message_types, node_price
-from workbench.errors import WorkbenchError
+from workbench.core.tokens.heuristic import estimate_message, message_types
 from workbench.io.payloads import Overlay, seqs_of_type
 
 NO_MESSAGE, DEVELOPER, UNREAD = -1, -2, -3
@@ -78,28 +76,21 @@ class EventFacts:
         self.distinct: list[tuple[str, str]] = []
         self._lines = LineFacts()
         self.attempts: list[Any] | None = None
-        """Model attempts found during the same pass (`CollectingEvents` ride), if any."""
+        """Model attempts found during the same pass (`ride.AuditRide`, v0), if any."""
         self.marked: list[int] = []
         self.kept: dict[int, Mapping[str, Any]] = {}
         self.complete = False
         """Whether every event of the log was fed (`feed`), so `marked` and `kept` are whole."""
 
     @classmethod
-    def for_log(cls, events: Sequence[Mapping[str, Any]], *, version: int) -> EventFacts:
-        """Facts to `feed` with every event of a log in order: texts are kept for the messages
-        before its last `compaction/summary` (no later message can be hidden by an attempt)."""
-        summaries = seqs_of_type(events, ("compaction/summary",))
-        return cls(events, version=version, texts=bool(summaries),
-                   texts_before=summaries[-1] if summaries else 0)
-
-    @classmethod
     def growing(cls, events: Sequence[Mapping[str, Any]], *, version: int,
-                texts: bool) -> EventFacts:
-        """Facts fed while the log is loaded (`ride.AuditRide`, `frames.source.LogPass`):
-        `events` is the store as it grows, each event is fed once with `feed` in seq order
-        (arrays grow with it); `texts` keeps the probe facts of every message."""
-        return cls(events, version=version, texts=texts, texts_before=1 << 62 if texts else 0,
-                   size=0)
+                texts: bool, texts_before: int | None = None) -> EventFacts:
+        """Facts fed in one in-order pass (`ride.AuditRide`, `frames.source.LogPass`):
+        `events` is the log or the store as it grows, each event is fed once in seq order
+        (arrays grow with it); `texts` keeps the probe facts of the messages before seq
+        `texts_before` (None: of every message)."""
+        before = (1 << 62 if texts_before is None else texts_before) if texts else 0
+        return cls(events, version=version, texts=texts, texts_before=before, size=0)
 
     @property
     def count(self) -> int:
@@ -109,8 +100,8 @@ class EventFacts:
     # -- feeding -------------------------------------------------------------------------------
 
     def feed(self, seq: int, event: Mapping[str, Any], price: int | None = None) -> None:
-        """The event at `seq` of an in-order pass over the whole log (see `for_log`, `growing`);
-        `price` is its node price when known."""
+        """The event at `seq` of an in-order pass over the whole log (see `growing`); `price`
+        is its node price when known."""
         if seq >= len(self.message):
             self._grow(seq + 1)
         kind = event.get("type") if type(event) is dict else None
@@ -226,101 +217,3 @@ class EventFacts:
                 self.distinct.append(fact)
             out.append(fid)
         return out
-
-
-class _TooFar(WorkbenchError):
-    """A riding pass read too far ahead of the fold (see `CollectingEvents`)."""
-
-
-RIDE_AHEAD = 1 << 16
-"""Events a riding pass may read ahead of the fold before it is given up (they are kept parsed
-until the fold reaches them)."""
-
-
-class CollectingEvents(Sequence):
-    """`events` whose in-order iteration also records every event's node price and, when
-    `facts` is given, feeds it every event (`EventFacts.feed`): handed to the timeline's fold, a
-    lazily parsed log is parsed once for the fold, the prices and the audit's facts.
-
-    `ride(stream)` (optional) is another pass over the whole log written as a generator over an
-    event stream (v0 model attempts, `requests.iter_attempts`): it reads a copy of the same
-    stream (`itertools.tee`) and is advanced to the fold's position after every event, so both
-    share one parse. It yields items only now and then, so each step may read ahead; after
-    `RIDE_AHEAD` events it is given up (`ridden` stays None: run that pass on its own)."""
-
-    def __init__(self, events: Sequence[Mapping[str, Any]], version: int,
-                 facts: EventFacts | None = None,
-                 ride: Callable[[Iterator[Mapping[str, Any]]], Iterator[Any]] | None = None
-                 ) -> None:
-        self._events = events
-        self._version = version
-        self._facts = facts
-        self._ride = ride
-        self._rider: Iterator[Any] | None = None
-        self._items: list[Any] = []
-        self.prices = array("q")
-
-    def __len__(self) -> int:
-        return len(self._events)
-
-    def __getitem__(self, index: Any) -> Any:
-        return self._events[index]
-
-    def __iter__(self) -> Iterator[Mapping[str, Any]]:
-        prices, version, facts = self.prices, self._version, self._facts
-        del prices[:]
-        append = prices.append
-        priced = message_types(version)   # every other type prices 0
-        stream: Iterator[Mapping[str, Any]] = iter(self._events)
-        read = [0]
-        if self._ride is not None:
-            stream, copy = tee(stream)
-            self._items = []
-            self._rider = self._ride(self._counted(copy, read))
-        for seq, event in enumerate(stream):
-            kind = event.get("type") if type(event) is dict else None
-            if kind in priced:
-                price = node_price(event, version=version)
-                append(price)
-                if facts is not None:
-                    facts.node(seq, event, text=seq < facts.texts_before, price=price)
-            else:
-                append(0)
-                if facts is not None:
-                    if kind == "request/header":
-                        facts.header(seq, event)
-                    elif kind in MARKED_TYPES:
-                        facts.mark(seq, event, kind)
-            if self._rider is not None and read[0] <= seq:
-                self._advance(seq, read)
-            yield event
-
-    def _counted(self, copy: Iterator[Mapping[str, Any]], read: list[int]
-                 ) -> Iterator[Mapping[str, Any]]:
-        for event in copy:
-            if read[0] - len(self.prices) > RIDE_AHEAD:
-                raise _TooFar
-            read[0] += 1
-            yield event
-
-    def _advance(self, seq: int, read: list[int]) -> None:
-        rider = self._rider
-        try:
-            while read[0] <= seq:
-                self._items.append(next(rider))  # type: ignore[arg-type]
-        except StopIteration:
-            pass
-        except _TooFar:
-            self._rider, self._ride = None, None
-
-    def ridden(self) -> list[Any] | None:
-        """Everything the riding pass yielded once the fold has read every event (None: no
-        rider, it was given up, or the fold stopped early)."""
-        if self._rider is None or len(self.prices) != len(self._events):
-            return None
-        try:
-            self._items.extend(self._rider)
-        except _TooFar:
-            return None
-        self._rider = None
-        return self._items
