@@ -34,7 +34,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from workbench.core.compaction.pairing import event_delta
-from workbench.core.compaction.probe import LineFacts, message_text
+from workbench.core.compaction.probe import LineFacts, message_parts
 from workbench.core.header import canonical_header
 from workbench.core.projection import derive_message
 from workbench.core.tokens.heuristic import derive_message as node_message
@@ -72,8 +72,6 @@ class EventFacts:
         self._text_end = array("i", bytes(4 * n)) if texts else array("i")
         self._text_chars = array("i", bytes(4 * n)) if texts else array("i")
         self._ids = array("I")
-        self._index: dict[tuple[str, str], int] = {}
-        self.distinct: list[tuple[str, str]] = []
         self._lines = LineFacts()
         self.attempts: list[Any] | None = None
         """Model attempts found during the same pass (`ride.AuditRide`, v0), if any."""
@@ -176,19 +174,14 @@ class EventFacts:
         else:
             self.message[seq] = estimate_message(derived, version=version)
         if text:
-            self._keep_text(seq, message_text(derived))
+            self._keep_text(seq, message_parts(derived))
 
-    def _keep_text(self, seq: int, text: str) -> None:
-        index, ids = self._index, self._ids
+    def _keep_text(self, seq: int, parts: list[str]) -> None:
+        ids = self._ids
         self._text_start[seq] = len(ids)
-        for fact in dict.fromkeys(self._lines(text)):
-            fid = index.get(fact)
-            if fid is None:
-                fid = index[fact] = len(self.distinct)
-                self.distinct.append(fact)
-            ids.append(fid)
+        ids.extend(self._lines.ids(parts))
         self._text_end[seq] = len(ids)
-        self._text_chars[seq] = len(text)
+        self._text_chars[seq] = sum(map(len, parts)) + len(parts) - 1 if parts else 0
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -209,11 +202,9 @@ class EventFacts:
 
     def facts_of(self, text: str) -> list[int]:
         """Interned ids of the distinct facts of a text not fed (a projected message)."""
-        index, out = self._index, []
-        for fact in dict.fromkeys(self._lines(text)):
-            fid = index.get(fact)
-            if fid is None:
-                fid = index[fact] = len(self.distinct)
-                self.distinct.append(fact)
-            out.append(fid)
-        return out
+        return self._lines.ids((text,))
+
+    @property
+    def distinct(self) -> list[tuple[str, str]]:
+        """Every interned fact `(category, value)` by id."""
+        return self._lines.facts
