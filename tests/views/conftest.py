@@ -26,6 +26,25 @@ def load_session(path: Path):
     return workbench.load(path)
 
 
+def _bracket_rows(fig) -> dict[int, list[tuple]]:
+    """Each attempt's drawn points in a bracket chart, by its row (customdata[0]):
+    (seq, stop, y label, trace index); gaps between attempts' segments are skipped."""
+    rows: dict[int, list[tuple]] = {}
+    for index, trace in enumerate(fig.data):
+        for x, y, custom in zip(trace.x, trace.y, trace.customdata):
+            if custom is None:
+                assert x is None and y is None
+                continue
+            rows.setdefault(custom[0], []).append((x, custom[1], y, index))
+    return rows
+
+
+@pytest.fixture
+def bracket_rows():
+    """`_bracket_rows`: an attempt's points in a bracket chart, by row."""
+    return _bracket_rows
+
+
 @pytest.fixture
 def payloads() -> tuple[str, ...]:
     return PAYLOADS

@@ -74,18 +74,45 @@ def test_token_timeline_of_an_empty_frame_still_builds():
     assert fig.layout.shapes[CURSOR_SHAPE].visible is False
 
 
-def test_bracket_chart_has_one_row_per_attempt_with_escaped_text():
-    fig = bracket_chart_figure(_brackets(), cursor=2)
-    assert len(fig.data) == 4
-    first = fig.data[0]
-    assert list(first.x) == [1, 2, 3, 4]
-    assert first.y[0] == "#1 completed (−500 / +40)"
-    assert first.line.color == STATUS_COLORS["completed"]
+def test_bracket_chart_draws_one_trace_per_status_and_a_row_per_attempt(bracket_rows):
+    frame = pd.concat([_brackets(), _brackets().iloc[:2]], ignore_index=True)
+    fig = bracket_chart_figure(frame, cursor=2)
+    assert [t.name for t in fig.data] == ["completed", "failed", "interrupted", "stale"]
+    assert [t.line.color for t in fig.data] == [STATUS_COLORS[t.name] for t in fig.data]
+    rows = bracket_rows(fig)
+    assert sorted(rows) == list(range(6))
+    assert [x for x, *_ in rows[0]] == [1, 2, 3, 4] == [x for x, *_ in rows[4]]
+    assert [what for _, what, *_ in rows[0]] == ["start", "summary", "replacement", "end"]
+    assert {y for _, _, y, _ in rows[0]} == {"#1 completed (−500 / +40)"}
+    assert [x for x, *_ in rows[1]] == [3, 4] and [x for x, *_ in rows[5]] == [3, 4]
+    assert [[x for x, *_ in rows[r]] for r in (2, 3)] == [[5], [8]]
+    assert {index for *_, index in rows[4]} == {0} and {index for *_, index in rows[5]} == {1}
+    completed = fig.data[0]
+    assert list(completed.x) == [1, 2, 3, 4, None, 1, 2, 3, 4]   # one gap, no line across it
+    assert list(completed.marker.symbol) == ["circle", "square", "diamond", "x", "circle",
+                                             "circle", "square", "diamond", "x"]
+    assert list(fig.layout.yaxis.categoryarray) == [
+        "#1 completed (−500 / +40)", "#2 failed", "#3 interrupted", "#4 stale",
+        "#5 completed (−500 / +40)", "#6 failed"]
+
+
+def test_bracket_chart_hover_names_the_stop_and_keeps_log_text_as_text():
+    fig = bracket_chart_figure(_brackets())
+    assert all(t.hovertemplate == "%{customdata[1]} at seq %{x}<br>%{customdata[2]}"
+                                  "<extra></extra>" for t in fig.data)
+    first = fig.data[0].customdata[0][2]
+    assert first == ("compaction c1<br>status completed"
+                     "<br>tokens hidden / added: −500 / +40")
     detail = fig.data[1].customdata[0][2]
     assert "&lt;b&gt;c2&lt;/b&gt;" in detail
     assert "&lt;a href=&quot;javascript:alert(1)&quot;&gt;x&lt;/a&gt;" in detail
     assert "<a" not in detail and "<b>c2" not in detail
-    assert [list(t.x) for t in fig.data[2:]] == [[5], [8]]
+
+
+def test_bracket_chart_of_many_attempts_stays_a_few_traces(bracket_rows):
+    many = pd.concat([_brackets()] * 500, ignore_index=True)
+    fig = bracket_chart_figure(many)
+    assert len(fig.data) == 4 and len(bracket_rows(fig)) == 2000
 
 
 @pytest.mark.parametrize(("status", "shown"), [

@@ -178,13 +178,16 @@ def test_token_timeline_cursor_follows_the_step_and_clicks_move_it(session):
     assert state.step == 31 and timeline.cursor == 31
 
 
-def test_bracket_chart_has_a_row_per_attempt_and_jumps_on_click(session):
+def test_bracket_chart_has_a_row_per_attempt_and_jumps_on_click(session, bracket_rows):
     state = StepState(last_seq=len(session) - 1)
     chart = BracketChart(session, state)
-    assert len(chart.figure.data) == 5
-    assert list(chart.figure.data[0].x) == [19, 21, 22, 23]
-    assert list(chart.figure.data[2].x) == [34, 36]
-    chart._clicked(None, SimpleNamespace(trace_index=2, point_inds=[0]), None)
+    rows = bracket_rows(chart.figure)
+    assert len(rows) == 5 and len(chart.figure.data) <= 4    # one trace per status
+    assert [x for x, *_ in rows[0]] == [19, 21, 22, 23]
+    assert [x for x, *_ in rows[2]] == [34, 36]
+    trace = chart.figure.data[rows[2][0][3]]
+    at = [i for i, c in enumerate(trace.customdata) if c is not None and c[0] == 2][0]
+    chart._clicked(None, SimpleNamespace(trace_index=rows[2][0][3], point_inds=[at]), None)
     assert state.step == 34 and chart.cursor == 34
 
 

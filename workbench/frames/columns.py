@@ -192,6 +192,20 @@ def int64_or_none(value: Any) -> int | None:
     return None
 
 
+def int64_cells(values: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
+    """(data, missing) of `int64_or_none` over `values` (missing cells hold 0), with no Python
+    call per cell when every value is a plain int or None."""
+    missing = np.fromiter((v is None for v in values), dtype=bool, count=len(values))
+    if all(type(v) is int or v is None for v in values):
+        try:
+            return np.array([0 if v is None else v for v in values], dtype=np.int64), missing
+        except OverflowError:
+            pass
+    cells = [int64_or_none(v) for v in values]
+    missing = np.fromiter((v is None for v in cells), dtype=bool, count=len(cells))
+    return np.array([0 if v is None else v for v in cells], dtype=np.int64), missing
+
+
 def int_array(values: Any) -> pd.arrays.IntegerArray:
     """Nullable Int64 from ints with None (or an int numpy array, or a masked pair); values an
     int64 cannot hold are NA (`int64_or_none`)."""

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from workbench.frames.columns import EVENT_TYPE, TIME, Column, Columns, coded, frame, int64_or_none
+from workbench.frames.columns import EVENT_TYPE, TIME, Column, Columns, coded, frame, int64_cells
 from workbench.frames.meters import (
     DEFAULT_METERS, check_meters, fill_log_prices, log_prices, meter_columns)
 
@@ -33,6 +33,7 @@ SURFACE_CHANGE = pd.CategoricalDtype(["append", "replace", "rejected"])
 USAGE_SOURCE = pd.CategoricalDtype(["message", "attempt", "chunk"])
 """Where a usage sample was read: an assistant/message, a v4 assistant/attempt, a v0 chunk."""
 
+_SOURCE_CODES = {name: code for code, name in enumerate(USAGE_SOURCE.categories)}
 _USAGE_FIELDS = ("input_tokens", "cache_read_tokens", "cache_write_tokens", "output_tokens",
                  "reasoning_tokens", "total_tokens")
 
@@ -76,16 +77,15 @@ class UsageRows:
     def update(self, samples: Sequence[Any]) -> UsageRows:
         total = len(samples)
         self._reserve(total)
-        sources = USAGE_SOURCE.categories
-        for i in range(max(self.count - 1, 0), total):
-            sample = samples[i]
-            self._seq[i] = int(sample.seq)
-            for k, name in enumerate(_USAGE_FIELDS):
-                value = int64_or_none(getattr(sample, name))
-                self._mask[k, i] = value is None
-                self._values[k, i] = 0 if value is None else value
-            self._counted[i] = sample.counted
-            self._source[i] = sources.get_loc(sample.source) if sample.source in sources else -1
+        first = max(self.count - 1, 0)
+        new = [samples[i] for i in range(first, total)]
+        self._seq[first:total] = [int(sample.seq) for sample in new]
+        for k, name in enumerate(_USAGE_FIELDS):
+            data, missing = int64_cells([getattr(sample, name) for sample in new])
+            self._values[k, first:total] = data
+            self._mask[k, first:total] = missing
+        self._counted[first:total] = [sample.counted for sample in new]
+        self._source[first:total] = [_SOURCE_CODES.get(sample.source, -1) for sample in new]
         self.count = total
         return self
 

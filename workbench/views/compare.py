@@ -16,6 +16,7 @@ import plotly.graph_objects as go
 
 from workbench.frames.compare import Comparison, comparison
 from workbench.views.html import escape
+from workbench.views.plotly_widget import figure_widget
 
 if TYPE_CHECKING:
     from workbench.session import Session
@@ -33,7 +34,7 @@ class Compared(Comparison):
 
     def widget(self) -> Any:
         import ipywidgets as widgets
-        fig = go.FigureWidget(self.figure())
+        fig = figure_widget(self.figure())
         tables = widgets.HTML(self._repr_html_())
         return widgets.VBox([fig, tables], layout=widgets.Layout(width="100%"))
 

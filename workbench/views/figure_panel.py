@@ -13,6 +13,7 @@ import plotly.graph_objects as go
 
 from workbench.errors import InvalidArgument
 from workbench.views.figures import CURSOR_SHAPE
+from workbench.views.plotly_widget import figure_widget
 from workbench.views.state import Panel, StepState
 
 
@@ -21,7 +22,7 @@ class FigurePanel(Panel):
 
     def __init__(self, state: StepState, figure: go.Figure, *, own_state: bool,
                  css_class: str, times_ms: np.ndarray | None = None) -> None:
-        self.figure = go.FigureWidget(figure)
+        self.figure = figure_widget(figure)
         self.times_ms = times_ms
         self.axis = "seq"
         self._seq_x = [None if t.x is None else np.asarray(t.x, dtype=np.float64)
@@ -41,13 +42,20 @@ class FigurePanel(Panel):
         return x if self.axis == "seq" else self._cursor_seq
 
     def x_of(self, seqs: np.ndarray | list) -> list:
-        """Axis coordinates of seqs: themselves, or their UTC times (ISO strings)."""
+        """Axis coordinates of seqs: themselves, or their UTC times (ISO strings); a gap
+        between segments (None or NaN) stays None."""
         values = np.asarray(seqs, dtype=np.float64)
+        gap = np.isnan(values)
         if self.axis == "seq" or self.times_ms is None or not len(self.times_ms):
-            return values.tolist()
-        ms = np.interp(values, np.arange(len(self.times_ms)), self.times_ms)
-        return [t.isoformat() for t in pd.to_datetime(ms, unit="ms", utc=True)
-                .tz_localize(None)]
+            out = values.tolist()
+        else:
+            ms = np.interp(np.where(gap, 0, values), np.arange(len(self.times_ms)),
+                           self.times_ms)
+            out = [t.isoformat() for t in pd.to_datetime(ms, unit="ms", utc=True)
+                   .tz_localize(None)]
+        for i in np.flatnonzero(gap):
+            out[i] = None
+        return out
 
     def set_axis(self, axis: str) -> None:
         """Show seqs ("seq") or wall-clock UTC times ("time") on the x axis."""

@@ -168,6 +168,13 @@ def token_timeline_figure(frame: pd.DataFrame, *, x: str = "seq",
     return fig
 
 
+def _column(frame: pd.DataFrame, name: str | None) -> list:
+    """`frame[name]` as Python values with None for missing (all None when absent)."""
+    if not name or name not in frame:
+        return [None] * len(frame)
+    return frame[name].astype(object).where(frame[name].notna(), None).tolist()
+
+
 def bracket_chart_figure(frame: pd.DataFrame, *, start: str = "start_seq",
                          summary: str = "summary_seq", replacement: str = "replacement_seq",
                          end: str = "end_seq", status: str = "status",
@@ -179,42 +186,52 @@ def bracket_chart_figure(frame: pd.DataFrame, *, start: str = "start_seq",
     """One row per compaction attempt: start → summary → replacement → end, coloured by status,
     with the tokens the attempt hid and added in the hover text and the row label.
 
-    Every row's points carry the attempt's row number as `customdata[0]`, and the points are the
-    attempt's seqs, so a click names both the attempt and a seq."""
-    fig = go.Figure()
-    n = len(frame)
+    One trace per status (named after it), its rows' segments separated by gaps (None), so
+    the figure's size does not grow with traces per attempt. Every drawn point carries its
+    attempt's row number as `customdata[0]`, the stop's name as `customdata[1]` and the
+    attempt's detail as `customdata[2]`, and the points are the attempt's seqs, so a click
+    names both the attempt and a seq."""
     stops = [(start, "start", "circle"), (summary, "summary", "square"),
              (replacement, "replacement", "diamond"), (end, "end", "x")]
-    names = []
-    for row in range(n):
-        rec = frame.iloc[row]
-        name = status_name(rec[status])
-        color = STATUS_COLORS.get(name, "#888")
-        ident = escape(rec[label]) if label in frame and not pd.isna(rec[label]) else str(row)
+    seqs = [_column(frame, column) for column, _what, _symbol in stops]
+    statuses = [status_name(s) for s in _column(frame, status)]
+    idents, hides, adds = _column(frame, label), _column(frame, hidden), _column(frame, added)
+    errors = _column(frame, error)
+    names: list[str] = []
+    traces: dict[str, tuple[list, list, list, list]] = {}   # status -> x, y, symbols, customdata
+    for row, name in enumerate(statuses):
+        ident = escape(idents[row]) if idents[row] is not None else str(row)
         tokens = []
-        if hidden and hidden in frame and not pd.isna(rec[hidden]):
-            tokens.append(f"−{int(rec[hidden]):,}")
-        if added and added in frame and not pd.isna(rec[added]):
-            tokens.append(f"+{int(rec[added]):,}")
+        if hides[row] is not None:
+            tokens.append(f"−{int(hides[row]):,}")
+        if adds[row] is not None:
+            tokens.append(f"+{int(adds[row]):,}")
         ylabel = f"#{row + 1} {name}" + (f" ({' / '.join(tokens)})" if tokens else "")
         names.append(ylabel)
-        xs, texts, symbols = [], [], []
-        for column, what, symbol in stops:
-            if column in frame and not pd.isna(rec[column]):
-                xs.append(int(rec[column]))
-                texts.append(what)
-                symbols.append(symbol)
         detail = f"compaction {ident}<br>status {escape(name)}"
         if tokens:
             detail += f"<br>tokens hidden / added: {' / '.join(tokens)}"
-        if error and error in frame and isinstance(rec[error], str):
-            detail += f"<br>error: {escape(rec[error][:300])}"
+        if isinstance(errors[row], str):
+            detail += f"<br>error: {escape(errors[row][:300])}"
+        xs, ys, symbols, custom = traces.setdefault(name, ([], [], [], []))
+        if xs:       # a gap between this attempt's row and the previous one of its status
+            xs.append(None), ys.append(None), symbols.append("circle"), custom.append(None)
+        for (_column_name, what, symbol), values in zip(stops, seqs):
+            if values[row] is not None:
+                xs.append(int(values[row]))
+                ys.append(ylabel)
+                symbols.append(symbol)
+                custom.append([row, what, detail])
+    fig = go.Figure()
+    for name, (xs, ys, symbols, custom) in traces.items():
+        color = STATUS_COLORS.get(name, "#888")
         fig.add_trace(go.Scatter(
-            x=xs, y=[ylabel] * len(xs), mode="lines+markers", name=ylabel, showlegend=False,
+            x=xs, y=ys, mode="lines+markers", name=escape(name), showlegend=False,
             line=dict(color=color, width=6), marker=dict(size=11, symbol=symbols, color=color,
                                                          line=dict(color="#222", width=1)),
-            customdata=[[row, t, detail] for t in texts],
+            customdata=custom,
             hovertemplate="%{customdata[1]} at seq %{x}<br>%{customdata[2]}<extra></extra>"))
+    n = len(frame)
     fig.update_layout(title=title, shapes=[_cursor(cursor)], height=max(160, 60 + 28 * n),
                       xaxis_title="seq",
                       yaxis=dict(autorange="reversed", categoryorder="array",
