@@ -211,8 +211,9 @@ class Session(QualityFrames):
             facts.finish()      # collected during the one pass: the audit reads no event again
         else:
             facts = None
+        node_price = np.maximum(self.prices, 0).tolist()   # `price` of every seq, read in C
         return compactions(self.events, version=self.version, timeline=self.timeline,
-                           price=self.price, facts=facts)
+                           price=node_price.__getitem__, facts=facts)
 
     @cached_property
     def audit(self) -> AuditReport:

@@ -15,6 +15,8 @@ nothing is refolded per seq.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import islice
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -78,14 +80,14 @@ class UsageRows:
         total = len(samples)
         self._reserve(total)
         first = max(self.count - 1, 0)
-        new = [samples[i] for i in range(first, total)]
-        self._seq[first:total] = [int(sample.seq) for sample in new]
-        for k, name in enumerate(_USAGE_FIELDS):
-            data, missing = int64_cells([getattr(sample, name) for sample in new])
-            self._values[k, first:total] = data
-            self._mask[k, first:total] = missing
-        self._counted[first:total] = [sample.counted for sample in new]
-        self._source[first:total] = [_SOURCE_CODES.get(sample.source, -1) for sample in new]
+        read = attrgetter("seq", "counted", "source", *_USAGE_FIELDS)
+        seqs, counted, sources, *values = list(zip(*map(read, islice(samples, first, total)))) \
+            or [()] * (3 + len(_USAGE_FIELDS))
+        self._seq[first:total] = [int(seq) for seq in seqs]
+        for k, column in enumerate(values):
+            self._values[k, first:total], self._mask[k, first:total] = int64_cells(column)
+        self._counted[first:total] = counted
+        self._source[first:total] = [_SOURCE_CODES.get(source, -1) for source in sources]
         self.count = total
         return self
 

@@ -27,8 +27,9 @@ class FigurePanel(Panel):
         self.axis = "seq"
         self._seq_x = [None if t.x is None else np.asarray(t.x, dtype=np.float64)
                        for t in self.figure.data]
-        self._shape_x = [(sh.x0, sh.x1) if sh.xref == "x" else None
-                         for sh in self.figure.layout.shapes]
+        # read from the layout's JSON: a plotly property read per shape costs ~0.5 ms
+        self._shape_x = [(sh["x0"], sh["x1"]) if sh.get("xref") == "x" else None
+                         for sh in self.figure.layout.to_plotly_json().get("shapes", ())]
         self._seq_range = self.figure.layout.xaxis.range
         for trace in self.figure.data:
             trace.on_click(self._clicked)

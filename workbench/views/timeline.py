@@ -91,8 +91,7 @@ def request_tokens(session: Session, frame: pd.DataFrame, meters: Sequence[str],
     column is the surface alone (the replay is not run), and its label says so."""
     out, labels = {}, []
     n = len(frame)
-    headers = [int(s) for s in np.flatnonzero(
-        frame["type"].astype("string").fillna("").to_numpy() == "request/header")] if n else []
+    headers: list[int] | None = None     # the request/header seqs, found when a meter needs them
     for meter in meters:
         surface = frame[f"surface_tokens_{meter}"].astype("Float64").to_numpy(
             dtype=np.float64, na_value=np.nan)
@@ -109,6 +108,9 @@ def request_tokens(session: Session, frame: pd.DataFrame, meters: Sequence[str],
                           "DSH's measure)" if n > replay_limit else "dsh surface")
             continue
         counter = get_meter(meter, version=session.version)
+        if headers is None:
+            headers = [int(s) for s in np.flatnonzero(
+                frame["type"].astype("string").fillna("").to_numpy() == "request/header")]
         envelope = np.zeros(n)
         for i, seq in enumerate(headers):
             data = session.events[seq].get("data")
