@@ -5,8 +5,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from workbench.views.figures import (CURSOR_SHAPE, bracket_chart_figure, move_cursor, thin,
-                                     token_timeline_figure)
+from workbench.views.figures import (CURSOR_SHAPE, band_spans, bracket_chart_figure, move_cursor,
+                                     thin, token_timeline_figure)
 from workbench.views.palette import STATUS_COLORS
 
 
@@ -59,10 +59,14 @@ def test_token_timeline_draws_meters_usage_window_bands_and_cursor():
     assert list(fig.data[1].x) == [9] and list(fig.data[1].y) == [123]
     shapes = fig.layout.shapes
     assert shapes[CURSOR_SHAPE].name == "cursor" and shapes[CURSOR_SHAPE].x0 == 4
-    bands = [s for s in shapes if s.type == "rect"]
+    bands = [s for s in shapes if s.type == "path"]       # one shape per status
     assert [b.fillcolor for b in bands] == [STATUS_COLORS[s] for s in
                                             ("completed", "failed", "interrupted", "stale")]
-    assert bands[2].x1 == 9.5  # an open bracket runs to the end of the log
+    assert [band_spans(b.path) for b in bands] == [[(0.5, 4.5)], [(2.5, 4.5)],
+                                                    [(4.5, 9.5)], [(7.5, 9.5)]]  # open: to the end
+    many = token_timeline_figure(_timeline(), brackets=pd.concat([_brackets()] * 3))
+    spans = [band_spans(s.path) for s in many.layout.shapes if s.type == "path"]
+    assert len(spans) == 4 and spans[0] == [(0.5, 4.5)] * 3
     window = [s for s in shapes if s.name == "context window"]
     assert window[0].y0 == 20000
     move_cursor(fig, 7)

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
+import pandas as pd
 import pytest
 
 from workbench.core.requests import rebuild_request
 from workbench.views import (BracketChart, DiffPane, Inspector, LogPane, StepState,
                              SurfacePane, TokenTimeline)
+from workbench.views.figures import band_spans
 from workbench.views.html import LogGap, LogRow
 from workbench.views.palette import STATUS_COLORS
 
@@ -171,8 +173,10 @@ def test_token_timeline_cursor_follows_the_step_and_clicks_move_it(session):
     assert names == ["dsh surface", "provider prompt"]
     window = [s for s in timeline.figure.layout.shapes if s.name == "context window"]
     assert window[0].y0 == 20000
-    bands = [s for s in timeline.figure.layout.shapes if s.type == "rect"]
-    assert len(bands) == 5
+    bands = {s.name: band_spans(s.path) for s in timeline.figure.layout.shapes
+             if s.type == "path"}                       # one shape per status
+    assert bands == {"bracket completed": [(18.5, 23.5), (27.5, 32.5), (37.5, 42.5)],
+                     "bracket failed": [(33.5, 36.5)], "bracket stale": [(43.5, 46.5)]}
     xs = list(timeline.figure.data[0].x)
     timeline._clicked(None, SimpleNamespace(trace_index=0, point_inds=[xs.index(31)]), None)
     assert state.step == 31 and timeline.cursor == 31
@@ -189,6 +193,27 @@ def test_bracket_chart_has_a_row_per_attempt_and_jumps_on_click(session, bracket
     at = [i for i, c in enumerate(trace.customdata) if c is not None and c[0] == 2][0]
     chart._clicked(None, SimpleNamespace(trace_index=rows[2][0][3], point_inds=[at]), None)
     assert state.step == 34 and chart.cursor == 34
+
+
+def test_time_axis_maps_bands_and_bracket_rows_and_back(session, bracket_rows):
+    state = StepState(last_seq=len(session) - 1)
+    timeline, chart = TokenTimeline(session, state), BracketChart(session, state)
+    seq_paths = [s.path for s in timeline.figure.layout.shapes if s.type == "path"]
+    seq_x = [list(t.x) for t in chart.figure.data]
+    for panel in (timeline, chart):
+        panel.set_axis("time")
+    start = pd.to_datetime(session.events[19]["time"], unit="ms").isoformat()
+    paths = [s.path for s in timeline.figure.layout.shapes if s.type == "path"]
+    assert len(paths) == 3 and "T" not in "".join(paths)     # plotly's path dates: date_time
+    assert all(p.count("M") == q.count("M") for p, q in zip(paths, seq_paths))
+    rows = bracket_rows(chart.figure)
+    assert rows[0][0][0] == start and rows[0][0][1] == "start"
+    assert all(x is None for t in chart.figure.data for x, c in zip(t.x, t.customdata)
+               if c is None)                             # the gaps stay gaps
+    for panel in (timeline, chart):
+        panel.set_axis("seq")
+    assert [s.path for s in timeline.figure.layout.shapes if s.type == "path"] == seq_paths
+    assert [list(t.x) for t in chart.figure.data] == seq_x
 
 
 def test_a_view_alone_brings_its_own_slider(session):

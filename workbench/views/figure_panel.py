@@ -12,9 +12,19 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from workbench.errors import InvalidArgument
-from workbench.views.figures import CURSOR_SHAPE
+from workbench.views.figures import CURSOR_SHAPE, band_path, band_spans
 from workbench.views.plotly_widget import figure_widget
 from workbench.views.state import Panel, StepState
+
+
+def _seq_coordinates(shape: dict) -> tuple | list | None:
+    """A shape's x coordinates in seqs: (x0, x1), the flat spans of a `band_path`, or None
+    (not on the x axis)."""
+    if shape.get("xref") != "x":
+        return None
+    if shape.get("type") == "path":
+        return [x for span in band_spans(shape.get("path", "")) for x in span]
+    return (shape["x0"], shape["x1"])
 
 
 class FigurePanel(Panel):
@@ -27,8 +37,7 @@ class FigurePanel(Panel):
         self.axis = "seq"
         self._seq_x = [None if t.x is None else np.asarray(t.x, dtype=np.float64)
                        for t in self.figure.data]
-        # read from the layout's JSON: a plotly property read per shape costs ~0.5 ms
-        self._shape_x = [(sh["x0"], sh["x1"]) if sh.get("xref") == "x" else None
+        self._shape_x = [_seq_coordinates(sh)
                          for sh in self.figure.layout.to_plotly_json().get("shapes", ())]
         self._seq_range = self.figure.layout.xaxis.range
         for trace in self.figure.data:
@@ -69,8 +78,11 @@ class FigurePanel(Panel):
                 if xs is not None:
                     trace.x = self.x_of(xs)
             for shape, xs in zip(self.figure.layout.shapes, self._shape_x):
-                if xs is not None:
+                if isinstance(xs, tuple):
                     shape.x0, shape.x1 = self.x_of(list(xs))
+                elif xs is not None:       # band spans of a path: [x0, x1, x0, x1, ...]
+                    at = [str(x).replace("T", "_") for x in self.x_of(xs)]
+                    shape.path = band_path(zip(at[::2], at[1::2]))
             if self._seq_range is not None:
                 self.figure.layout.xaxis.range = self.x_of(list(self._seq_range))
             self.figure.layout.xaxis.title.text = "seq" if self.axis == "seq" else "time (UTC)"

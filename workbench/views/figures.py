@@ -13,7 +13,8 @@ the thinning; the figure never carries a million points to the browser.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -22,8 +23,8 @@ import plotly.graph_objects as go
 from workbench.views.html import escape
 from workbench.views.palette import METER_COLORS, STATUS_COLORS, status_name
 
-__all__ = ["CURSOR_SHAPE", "MAX_POINTS", "PLOT_MARGIN", "bracket_chart_figure",
-           "context_fill_figure", "move_cursor", "token_timeline_figure"]
+__all__ = ["CURSOR_SHAPE", "MAX_POINTS", "PLOT_MARGIN", "band_path", "band_spans",
+           "bracket_chart_figure", "context_fill_figure", "move_cursor", "token_timeline_figure"]
 
 MAX_POINTS = 4000
 """Most points per line sent to the browser (bucketed min/max beyond that)."""
@@ -88,22 +89,39 @@ def _numeric(frame: pd.DataFrame, column: str) -> np.ndarray:
     return frame[column].astype("Float64").to_numpy(dtype=np.float64, na_value=np.nan)
 
 
+def band_path(spans: Iterable[tuple[object, object]]) -> str:
+    """An SVG path of one rectangle per ``(x0, x1)`` span over the plot's height (a shape with
+    ``yref="paper"``), so one shape draws many bands; x values are seqs, or date strings with
+    plotly's path spelling (date and time joined by ``_``)."""
+    return "".join(f"M{a},0L{b},0L{b},1L{a},1Z" for a, b in spans)
+
+
+def band_spans(path: str) -> list[tuple[float, float]]:
+    """The ``(x0, x1)`` seq spans of a `band_path` of seqs."""
+    return [(float(a), float(b)) for a, b in _BAND.findall(path)]
+
+
+_BAND = re.compile(r"M([^,]+),0L([^,]+),0L")
+
+
 def _bands(brackets: pd.DataFrame | None, *, start: str, end: str, status: str,
            last_seq: float) -> list[dict]:
+    """One path shape per status: a band from each attempt's start to its end (an open one to
+    the end of the log), below the traces."""
     if brackets is None or brackets.empty:
         return []
-    shapes = []
+    spans: dict[str, list[tuple[float, float]]] = {}
     starts = _numeric(brackets, start)
     ends = _numeric(brackets, end) if end in brackets else np.full(len(starts), np.nan)
     for s, e, st in zip(starts, ends, brackets[status].astype(object)):
         if np.isnan(s):
             continue
-        name = status_name(st)
         x1 = e if not np.isnan(e) else last_seq
-        shapes.append(dict(type="rect", xref="x", yref="paper", x0=s - 0.5, x1=max(x1, s) + 0.5,
-                           y0=0, y1=1, layer="below", line=dict(width=0), name=f"bracket {name}",
-                           fillcolor=STATUS_COLORS.get(name, "#888"), opacity=_BAND_OPACITY))
-    return shapes
+        spans.setdefault(status_name(st), []).append((s - 0.5, max(x1, s) + 0.5))
+    return [dict(type="path", xref="x", yref="paper", path=band_path(bands), layer="below",
+                 line=dict(width=0), name=f"bracket {name}",
+                 fillcolor=STATUS_COLORS.get(name, "#888"), opacity=_BAND_OPACITY)
+            for name, bands in spans.items()]
 
 
 def token_timeline_figure(frame: pd.DataFrame, *, x: str = "seq",
