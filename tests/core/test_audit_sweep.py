@@ -234,7 +234,7 @@ def test_v4_projection_and_developer_message_reach_the_compared_requests(tmp_pat
 
 # -- the fact scan ---------------------------------------------------------------------------------
 
-_PIECES = list("aAbeEfFtTxrhpsz:/._-@+~ \t\n\u00a0\u2003\x0b0123456789,;()[]{}<>\"'`ZIıſKµé_") + [
+_PIECES = list("aAbeEfFtTxrhpsz:/._-@+~ \t\n\u00a0\u2003\x0b\x1c\x1f0123456789,;()[]{}<>\"'`ZIıſKµé_") + [
     "http://", "https://", "Error", "Exception", "exit code: ", "exit code ", "error", "Traceback",
     "FATAL", ".py", ".json", ".ts", "../", "~/", "ERR_X", "-a.py", "parseConfig", "snake_case"]
 
@@ -246,7 +246,8 @@ def _matches(pattern, text: str) -> list[tuple[str | None, int, int]]:
 @settings(max_examples=1500, deadline=None)
 @given(st.lists(st.sampled_from(_PIECES), max_size=40).map("".join))
 def test_fast_fact_scan_matches_the_plain_patterns(text: str) -> None:
-    assert _matches(_FACTS, text) == _matches(_PLAIN_FACTS, text)
+    assert _matches(_FACTS.unicode, text) == _matches(_PLAIN_FACTS, text)
+    assert _matches(_FACTS.scanner(text), text) == _matches(_PLAIN_FACTS, text)
     names = {f"g{i}": name for i, (name, _) in enumerate(_PATTERNS)}
     plain = []
     for m in _PLAIN_FACTS.finditer(text):

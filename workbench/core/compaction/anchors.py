@@ -39,6 +39,7 @@ from typing import Any
 from workbench.core.compaction.anchor_texts import (
     BOILERPLATE_SOURCES, COMMAND_KEYS, SCHEMA_WORDS, event_texts, message_texts, schema_words,
     strip_checkpoint, tool_arguments)
+from workbench.core.compaction.scanning import TextPattern
 
 __all__ = ["Anchor", "BOILERPLATE_SOURCES", "COMMAND_KEYS", "KINDS", "RULES", "Rule",
            "SCHEMA_WORDS", "anchor_keys", "event_texts", "extract_anchors", "message_texts",
@@ -180,8 +181,9 @@ class _Scanner:
     _compiled: dict[int, _Scanner] = {}
 
     def __init__(self, rules: Sequence[int]) -> None:
-        self.pattern = re.compile(r"(?<!\w)(?:" + "|".join(
+        self.pattern = TextPattern(r"(?<!\w)(?:" + "|".join(
             f"(?P<r{i}>{RULES[i].pattern})" for i in rules) + ")", re.MULTILINE)
+        """Compiled for any line and for plain ASCII (`scanning.TextPattern`)."""
         self.base = {i: self.pattern.groupindex[f"r{i}"] for i in rules}
         """Rule index -> number of its enclosing group (a rule's own groups follow)."""
 
@@ -255,7 +257,7 @@ def _line_anchors(line: str, stop: frozenset[str]) -> list[tuple[str, str]]:
     line = _clean(line)
     scanner = _Scanner.of(line)
     base = scanner.base
-    for match in scanner.pattern.finditer(line):
+    for match in scanner.pattern.scanner(line).finditer(line):
         index = int(match.lastgroup[1:])  # type: ignore[index]
         rule = RULES[index]
         shifted = _Shifted(match, base[index])

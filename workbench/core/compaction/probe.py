@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from itertools import chain
 from typing import Any
 
+from workbench.core.compaction.scanning import TextPattern
 from workbench.core.requests import Attempt, rebuild_request
 from workbench.core.timeline import SurfaceTimeline
 from workbench.core.tokens.heuristic import estimate_header, estimate_message
@@ -65,11 +66,12 @@ r"""Where a fact can start at all: after a non-word character (or at the start) 
 some pattern opens with; on a `-` right after a word (`\b[\w-]` of the second path pattern);
 on a URL scheme (URLs alone may start inside a word); on a blank at a line start (the error-line
 pattern). Inside a word nothing else can start, and most characters are inside a word."""
-_FACTS = re.compile(_START + "(?:" + "|".join(
+_FACTS = TextPattern(_START + "(?:" + "|".join(
     f"{p}(?P<g{i}>)" for i, p in enumerate(_FAST_PATTERNS)) + ")")
 """One scan for every category: at each position the first pattern that matches claims the
 span, so a URL is not also a path and a path not also an identifier. The category is the empty
-marker group closing the alternative that matched."""
+marker group closing the alternative that matched. Compiled for any text and for plain ASCII
+(`scanning.TextPattern`: same matches, the ASCII compile is faster)."""
 _PLAIN_FACTS = re.compile("|".join(f"(?P<g{i}>{p})" for i, (_, p) in enumerate(_PATTERNS)))
 """The readable form of `_FACTS` (same matches, several times slower); the tests compare them."""
 _GROUP_KIND: dict[int, tuple[str, Any]] = {
@@ -124,7 +126,7 @@ def text_facts(text: str) -> list[tuple[str, str]]:
     out = []
     append = out.append
     kinds = _GROUP_KIND
-    for match in _FACTS.finditer(text):
+    for match in _FACTS.scanner(text).finditer(text):
         name, trim = kinds[match.lastindex]  # type: ignore[index]
         append((name, match.group() if trim is None else trim(match.group())))
     return out
