@@ -184,8 +184,9 @@ class _Scanner:
         self.pattern = TextPattern(r"(?<!\w)(?:" + "|".join(
             f"(?P<r{i}>{RULES[i].pattern})" for i in rules) + ")", re.MULTILINE)
         """Compiled for any line and for plain ASCII (`scanning.TextPattern`)."""
-        self.base = {i: self.pattern.groupindex[f"r{i}"] for i in rules}
-        """Rule index -> number of its enclosing group (a rule's own groups follow)."""
+        self.rules = {f"r{i}": (RULES[i], self.pattern.groupindex[f"r{i}"]) for i in rules}
+        """Name of a rule's enclosing group -> the rule and that group's number (the rule's own
+        groups follow it)."""
 
     @classmethod
     def of(cls, line: str) -> _Scanner:
@@ -256,13 +257,11 @@ def _line_anchors(line: str, stop: frozenset[str]) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     line = _clean(line)
     scanner = _Scanner.of(line)
-    base = scanner.base
+    rules = scanner.rules
     for match in scanner.pattern.scanner(line).finditer(line):
-        index = int(match.lastgroup[1:])  # type: ignore[index]
-        rule = RULES[index]
-        shifted = _Shifted(match, base[index])
-        value = (shifted.group(rule.group) if rule.normalise is None
-                 else rule.normalise(shifted, line))  # type: ignore[arg-type]
+        rule, base = rules[match.lastgroup]  # type: ignore[index]
+        value = (match.group(base + rule.group if rule.group else base) if rule.normalise is None
+                 else rule.normalise(_Shifted(match, base), line))  # type: ignore[arg-type]
         if not value or value in SCHEMA_WORDS or value in stop:
             continue
         out.append((rule.kind, value))
