@@ -232,23 +232,27 @@ LINE_MEMO = 1 << 16
 """Lines (up to `LINE_MEMO_CHARS`) whose anchors are remembered: logs repeat lines (file reads,
 command output, checkpoint text) and a lookup is far cheaper than a scan."""
 LINE_MEMO_CHARS = 2048
-_line_memo: dict[tuple[str, frozenset[str]], tuple[tuple[str, str], ...]] = {}
+_line_memo: dict[frozenset[str], dict[str, tuple[tuple[str, str], ...]]] = {}
+"""Per set of schema words (`stop`), the anchors of each remembered line."""
 
 
 def text_anchors(text: str, *, stop: frozenset[str] = frozenset()) -> list[tuple[str, str]]:
     """Every `(kind, text)` anchor occurrence of `text` by `RULES`, in order (repeats included;
     constraints excluded: they depend on who wrote the text). `stop`: extra schema words."""
     out: list[tuple[str, str]] = []
-    memo = _line_memo
+    memo = _line_memo.get(stop)
+    if memo is None:
+        if len(_line_memo) >= 8:
+            _line_memo.clear()
+        memo = _line_memo[stop] = {}
     for raw in text.split("\n"):
-        key = (raw, stop)
-        found = memo.get(key)
+        found = memo.get(raw)
         if found is None:
             found = tuple(_line_anchors(raw, stop))
             if len(raw) <= LINE_MEMO_CHARS:
                 if len(memo) >= LINE_MEMO:
                     memo.clear()
-                memo[key] = found
+                memo[raw] = found
         out += found
     return out
 

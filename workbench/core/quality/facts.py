@@ -97,8 +97,9 @@ class FactReader:
         """Distinct anchors of `(how, text)` pieces (memoised per piece)."""
         memo, stop = self._memo, self.stop
         seen: dict[tuple[str, str], None] = {}
+        found: tuple[tuple[str, str], ...] = ()
         for piece in pieces:
-            found = memo.get(piece)
+            found = memo.get(piece)  # type: ignore[assignment]
             if found is None:
                 found = tuple(dict.fromkeys(piece_anchors(piece[0], piece[1], stop)))
                 if len(piece[1]) <= MEMO_CHARS:
@@ -107,7 +108,7 @@ class FactReader:
                     memo[piece] = found
             if found:
                 seen.update(dict.fromkeys(found))
-        return tuple(seen)
+        return found if type(pieces) is list and len(pieces) == 1 else tuple(seen)
 
     def read(self, seqs: Iterable[int]) -> NodeFacts:
         """Facts of `seqs` not read yet (one in-order pass over them)."""
