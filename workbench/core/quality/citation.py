@@ -67,20 +67,25 @@ class Citation:
 
     def counts(self, kind: str) -> tuple[int, int, int]:
         """(kept, lost, invented) of one kind."""
-        out = [0, 0, 0]
+        return self._tally().get(kind, (0, 0, 0))
+
+    def _tally(self) -> dict[str, tuple[int, int, int]]:
+        """`counts` of every kind, in one pass over the rows."""
+        out: dict[str, list[int]] = {}
+        index = STATUSES.index
         for r in self.rows:
-            if r.kind == kind:
-                out[STATUSES.index(r.status)] += 1
-        return out[0], out[1], out[2]
+            counts = out.get(r.kind)
+            if counts is None:
+                counts = out[r.kind] = [0, 0, 0]
+            counts[index(r.status)] += 1
+        return {kind: (c[0], c[1], c[2]) for kind, c in out.items()}
 
     def recall_of(self, kind: str) -> float | None:
-        kept, lost, _ = self.counts(kind)
-        return kept / (kept + lost) if kept + lost else None
+        return _recall(self.counts(kind))
 
     @property
     def recall(self) -> float | None:
-        values = [r for r in (self.recall_of(k) for k in KINDS) if r is not None]
-        return sum(values) / len(values) if values else None
+        return _mean_recall(self._tally())
 
     @property
     def precision(self) -> float:
@@ -90,20 +95,36 @@ class Citation:
 
     @property
     def score(self) -> float | None:
-        recall, precision = self.recall, self.precision
-        if recall is None:
-            return None
-        return 0.0 if recall + precision == 0 else 2 * recall * precision / (recall + precision)
+        return _score(self.recall, self.precision)
 
     def as_json(self) -> dict[str, Any]:
+        tally = self._tally()
         by_kind = {}
         for kind in KINDS:
-            kept, lost, invented = self.counts(kind)
+            kept, lost, invented = tally.get(kind, (0, 0, 0))
             by_kind[kind] = {"kept": kept, "lost": lost, "invented": invented,
-                             "recall": self.recall_of(kind)}
-        return {"compaction_id": self.compaction_id, "score": self.score,
-                "recall": self.recall, "precision": self.precision, "kinds": by_kind,
+                             "recall": _recall((kept, lost, invented))}
+        recall, precision = _mean_recall(tally), self.precision
+        return {"compaction_id": self.compaction_id, "score": _score(recall, precision),
+                "recall": recall, "precision": precision, "kinds": by_kind,
                 "lost": list(self.of("lost")[:50]), "invented": list(self.of("invented")[:50])}
+
+
+def _recall(counts: tuple[int, int, int]) -> float | None:
+    kept, lost, _ = counts
+    return kept / (kept + lost) if kept + lost else None
+
+
+def _mean_recall(tally: Mapping[str, tuple[int, int, int]]) -> float | None:
+    """The mean of the kinds' recalls (kinds without kept or lost anchors left out)."""
+    values = [r for r in (_recall(tally.get(k, (0, 0, 0))) for k in KINDS) if r is not None]
+    return sum(values) / len(values) if values else None
+
+
+def _score(recall: float | None, precision: float) -> float | None:
+    if recall is None:
+        return None
+    return 0.0 if recall + precision == 0 else 2 * recall * precision / (recall + precision)
 
 
 def summary_text(summary: Any) -> str:
