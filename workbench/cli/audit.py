@@ -25,7 +25,7 @@ from typing import Any
 
 from workbench.cli.common import add_meter, defects_code, load_or_exit, usage_error
 from workbench.core.compaction.audit import (
-    AuditReport, CompactionAudit, audit_log, model_requests)
+    AuditReport, CompactionAudit, audit_log, model_requests, paused_gc)
 from workbench.core.compaction.ride import AuditRide
 from workbench.core.quality import analyse, node_pricer, price_table, session_totals
 from workbench.core.tokens.meters import parse_meter_names
@@ -259,11 +259,18 @@ def run(args: argparse.Namespace) -> int:
     log = load_or_exit("audit", args.path, feeders=(ride.start,))
     if isinstance(log, int):
         return log
-    found, reader = ride.finish(log)
-    attempts = (found.facts.attempts if found.facts is not None and found.facts.attempts
-                is not None else model_requests(log.events, version=rules_for(log.format_version)))
-    report = audit_log(log, found=found, attempts=attempts)
-    quality = quality_json(log, found, meters, prices, reader, attempts)
+    with paused_gc():   # the loaded log's heap is large: a collection would rescan all of it
+        found, reader = ride.finish(log)
+        attempts = (found.facts.attempts if found.facts is not None and found.facts.attempts
+                    is not None else model_requests(log.events,
+                                                    version=rules_for(log.format_version)))
+        report = audit_log(log, found=found, attempts=attempts)
+        quality = quality_json(log, found, meters, prices, reader, attempts)
+        return _print(args, log, report, quality)
+
+
+def _print(args: argparse.Namespace, log: Any, report: AuditReport, quality: dict[str, Any]
+           ) -> int:
     if args.json:
         print(stringify(report.as_json() | {"quality": quality}))
     elif sys.stdout.isatty():
