@@ -230,3 +230,21 @@ def test_view_brackets_agree_with_compactions_df(session):
     theirs = session.compactions_df()[list(mine.columns)]
     assert mine.astype(object).where(mine.notna(), None).values.tolist() == \
         theirs.astype(object).where(theirs.notna(), None).values.tolist()
+
+
+def test_a_large_session_is_frozen_before_the_views_build_its_data(session, monkeypatch):
+    """From `FREEZE_EVENTS` events on, the loaded log moves to the GC's permanent generation
+    before the views' data is built (a full collection over it would land inside the build),
+    and again after."""
+    import gc
+
+    import workbench.views.data as data
+    calls: list[str] = []
+    monkeypatch.setattr(data, "FREEZE_EVENTS", 10)
+    monkeypatch.setattr(gc, "freeze", lambda: calls.append("freeze"))
+    built = type(session).timeline_df
+    monkeypatch.setattr(type(session), "timeline_df",
+                        lambda self, **kw: calls.append("timeline_df") or built(self, **kw))
+    data._CACHE.pop(session, None)
+    data.view_data(session)
+    assert calls[0] == "freeze" and "timeline_df" in calls and calls[-1] == "freeze"
