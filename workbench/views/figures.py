@@ -9,7 +9,10 @@ Log-derived text (compaction ids, errors) reaches plotly's pseudo-HTML labels on
 
 Large logs: a 1.3M-event timeline is drawn from its change points (a surface total only moves at
 surface events) and, beyond `MAX_POINTS`, from per-bucket minima and maxima, so peaks survive
-the thinning; the figure never carries a million points to the browser.
+the thinning; the figure never carries a million points to the browser. Compaction attempts are
+drawn per status, not per attempt: the bracket chart is one trace per status (its rows' segments
+separated by gaps) and the timeline's bands one path shape per status (`band_path`), so a log's
+thousands of attempts make a few plotly objects.
 """
 from __future__ import annotations
 
