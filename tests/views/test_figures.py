@@ -64,6 +64,9 @@ def test_token_timeline_draws_meters_usage_window_bands_and_cursor():
                                             ("completed", "failed", "interrupted", "stale")]
     assert [band_spans(b.path) for b in bands] == [[(0.5, 4.5)], [(2.5, 4.5)],
                                                     [(4.5, 9.5)], [(7.5, 9.5)]]  # open: to the end
+    released = _brackets().assign(end_seed_seq=pd.array([None, None, None, 8], dtype="Int64"))
+    stale = token_timeline_figure(_timeline(), brackets=released).layout.shapes[-1]
+    assert stale.name == "bracket stale" and band_spans(stale.path) == [(7.5, 8.5)]  # end-seed
     many = token_timeline_figure(_timeline(), brackets=pd.concat([_brackets()] * 3))
     spans = [band_spans(s.path) for s in many.layout.shapes if s.type == "path"]
     assert len(spans) == 4 and spans[0] == [(0.5, 4.5)] * 3

@@ -107,19 +107,21 @@ def band_spans(path: str) -> list[tuple[float, float]]:
 _BAND = re.compile(r"M([^,]+),0L([^,]+),0L")
 
 
-def _bands(brackets: pd.DataFrame | None, *, start: str, end: str, status: str,
-           last_seq: float) -> list[dict]:
-    """One path shape per status: a band from each attempt's start to its end (an open one to
-    the end of the log), below the traces."""
+def _bands(brackets: pd.DataFrame | None, *, start: str, end: str, released: str | None,
+           status: str, last_seq: float) -> list[dict]:
+    """One path shape per status: a band from each attempt's start to its end (a never-closed
+    one to the end-seed that released it, else to the end of the log), below the traces."""
     if brackets is None or brackets.empty:
         return []
     spans: dict[str, list[tuple[float, float]]] = {}
     starts = _numeric(brackets, start)
-    ends = _numeric(brackets, end) if end in brackets else np.full(len(starts), np.nan)
-    for s, e, st in zip(starts, ends, brackets[status].astype(object)):
+    missing = np.full(len(starts), np.nan)
+    ends = _numeric(brackets, end) if end in brackets else missing
+    seeds = _numeric(brackets, released) if released and released in brackets else missing
+    for s, e, seed, st in zip(starts, ends, seeds, brackets[status].astype(object)):
         if np.isnan(s):
             continue
-        x1 = e if not np.isnan(e) else last_seq
+        x1 = e if not np.isnan(e) else seed if not np.isnan(seed) else last_seq
         spans.setdefault(status_name(st), []).append((s - 0.5, max(x1, s) + 0.5))
     return [dict(type="path", xref="x", yref="paper", path=band_path(bands), layer="below",
                  line=dict(width=0), name=f"bracket {name}",
@@ -133,6 +135,7 @@ def token_timeline_figure(frame: pd.DataFrame, *, x: str = "seq",
                           context_window: float | str | None = None,
                           brackets: pd.DataFrame | None = None,
                           bracket_start: str = "start_seq", bracket_end: str = "end_seq",
+                          bracket_released: str | None = "end_seed_seq",
                           bracket_status: str = "status", cursor: int | None = None,
                           title: str = "Surface tokens over the log",
                           max_points: int = MAX_POINTS,
@@ -143,7 +146,8 @@ def token_timeline_figure(frame: pd.DataFrame, *, x: str = "seq",
     column whose name starts with ``surface_tokens``); `usage`: columns of provider-reported
     usage (plotted as markers where present); `context_window`: a number, or a column whose last
     non-missing value is the window, drawn as a dashed line; `brackets`: one row per compaction
-    attempt, drawn as bands coloured by status (completed / failed / interrupted / stale);
+    attempt, drawn as bands coloured by status (completed / failed / interrupted / stale) to
+    its end, or to the session/end-seed that released it (`bracket_released`), else the log's end;
     `cursor`: the seq of the step line (shape 0, hidden when None)."""
     if meters is None:
         meters = [c for c in frame.columns if str(c).startswith("surface_tokens")]
@@ -174,7 +178,8 @@ def token_timeline_figure(frame: pd.DataFrame, *, x: str = "seq",
         values = values[~np.isnan(values)]
         window = float(values[-1]) if len(values) else None
     shapes = [_cursor(cursor)] + _bands(brackets, start=bracket_start, end=bracket_end,
-                                        status=bracket_status, last_seq=last_seq)
+                                        released=bracket_released, status=bracket_status,
+                                        last_seq=last_seq)
     if window:
         shapes.append(dict(type="line", xref="paper", yref="y", x0=0, x1=1, y0=window,
                            y1=window, name="context window",
