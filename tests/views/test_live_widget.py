@@ -106,3 +106,21 @@ def test_a_newer_generation_is_offered_and_opened_on_request(tmp_path, monkeypat
     assert "following the newer generation now" in wb.live.badge.value
     for panel in wb.views:
         assert panel.last_error is None
+
+
+def test_a_rebuild_closes_the_panels_it_replaces(tmp_path, monkeypatch):
+    from ipywidgets.widgets.widget import _instances
+    monkeypatch.setattr(live_module, "REDRAW_SECONDS", 0.0)
+    monkeypatch.setattr(live_module, "COST_FACTOR", 0.0)
+    target, rest = _prefix(tmp_path)
+    wb = workbench.follow(target)
+    counts = []
+    for k in range(3):
+        with open(target, "ab") as fh:
+            fh.write(b"".join(rest[10 * k:10 * k + 10]))
+        wb.live.poll()
+        counts.append(len(_instances))
+    assert counts[0] == counts[1] == counts[2]   # each rebuild made as many widgets as it closed
+    bar = wb.live.bar
+    wb.close()
+    assert bar.comm is None and not wb.live.running

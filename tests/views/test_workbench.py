@@ -122,3 +122,37 @@ def test_show_displays_one_workbench(session, monkeypatch, as_path):
     source = session.path if as_path else session
     assert workbench.show(source) is None
     assert len(shown) == 1 and isinstance(shown[0], Workbench)
+
+
+def _widget_count() -> int:
+    from ipywidgets.widgets.widget import _instances
+    return len(_instances)
+
+
+@pytest.mark.parametrize("frozen", [False, True])
+def test_close_releases_every_widget_and_the_session(tmp_path, monkeypatch, frozen):
+    """ipywidgets keeps a widget until it is closed, the view-data cache is keyed by the
+    session, anywidget ties each figure to its class and a large session is frozen: after
+    `close()` nothing the workbench made is registered and the session is freed."""
+    import gc
+    import weakref
+
+    from workbench.views import data as data_module
+    if frozen:
+        monkeypatch.setattr(data_module, "FREEZE_EVENTS", 1)
+
+    from tour_script import tour_script
+    path = tmp_path / "s.v4.jsonl"
+    tour_script(4, user_text="close me", context_window=20000).write(path)
+    before = _widget_count()
+    session = workbench.load(path)
+    wb = Workbench(session)
+    wb.controls.slider.value = 22
+    assert _widget_count() > before + 20
+    alive = weakref.ref(session)
+    wb.close()
+    assert _widget_count() == before
+    assert gc.get_freeze_count() == 0
+    del wb, session
+    gc.collect()
+    assert alive() is None

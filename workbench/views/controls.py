@@ -52,9 +52,9 @@ class StepControls(widgets.VBox):
         self.stride = widgets.BoundedIntText(value=1, min=1, max=max(last, 1),
                                              description="by", tooltip="seqs per playback tick",
                                              layout=widgets.Layout(width="120px"))
-        widgets.jslink((self.play, "value"), (self.slider, "value"))
+        self._links = (widgets.jslink((self.play, "value"), (self.slider, "value")),
+                       widgets.jslink((self.stride, "value"), (self.play, "step")))
         traitlets.dlink((self.speed, "value"), (self.play, "interval"))
-        widgets.jslink((self.stride, "value"), (self.play, "step"))
         traitlets.link((self.slider, "value"), (state, "step"))
 
         self.back = _button("◀", "one event back", "wb-back", "36px")
@@ -121,6 +121,12 @@ class StepControls(widgets.VBox):
                     control.add_class(cls)
                 out[cls] = control.tooltip
         return out
+
+    def close(self) -> None:
+        """Close the front-end links too (ipywidgets keeps a link until it is closed)."""
+        for link in self._links:
+            link.close()
+        super().close()
 
     def _sync(self, change: dict) -> None:
         self.jump.value = change["new"]

@@ -26,6 +26,7 @@ import pandas as pd
 import pyarrow as pa
 
 from workbench.core.compaction.framing import checkpoint_body
+from workbench.errors import InternalError
 from workbench.frames.columns import safe_text, strings
 from workbench.views.html import Checkpoint
 from workbench.views.navigation import Navigator, seq_array
@@ -44,8 +45,8 @@ A loaded log of a million events keeps millions of long-lived containers; every 
 Python's cyclic collector walks all of them (1–2 s measured on a 1.3M-event log) and lands on
 whatever step happens to allocate at the time. Freezing moves everything alive into the
 permanent generation, so later passes only see what the views allocate. Frozen objects are
-still freed by reference counting; only cycles among them are never collected, which a loaded,
-immutable log does not create."""
+still freed by reference counting; cycles among them are collected only after `thaw`, which
+`Workbench.close` calls."""
 
 
 REAL_METERS: tuple[str, ...] = ("o200k", "deepseek")
@@ -103,6 +104,15 @@ def freeze_if_large(data: ViewData) -> None:
     figures creates many long-lived objects too (a full collection over them measured 0.3 s)."""
     if data.n >= FREEZE_EVENTS:
         gc.freeze()
+
+
+def thaw() -> None:
+    """Undo `freeze_if_large` and collect: a closed workbench's objects form cycles that the
+    collector never sees while they are frozen (one full collection, only when something is
+    frozen)."""
+    if gc.get_freeze_count():
+        gc.unfreeze()
+        gc.collect()
 
 
 def bracket_frame(records: Sequence[Any]) -> pd.DataFrame:
@@ -182,7 +192,7 @@ class ViewData:
     """Per-seq arrays, brackets, attempts and navigation targets of one session."""
 
     def __init__(self, session: Session) -> None:
-        self.session = session
+        self._session = weakref.ref(session)   # the cache's value must not keep its key alive
         self.timeline = session.timeline
         scan, surface = session.index, session.surface
         self.n = n = len(session)
@@ -204,6 +214,15 @@ class ViewData:
             (scan.surface_op == 0) & np.isin(scan.type_codes, keep)).astype(np.int64)
         self.types = tuple(sorted({safe_text(t) for t in scan.types.values}))
         self._prices: dict[tuple[int, str], int] = {}
+
+    @property
+    def session(self) -> Session:
+        """The session this data was read from (held weakly: `view_data`'s cache is keyed by it)."""
+        session = self._session()
+        if session is None:
+            msg = "the session of this view data was released"
+            raise InternalError(msg)
+        return session
 
     @cached_property
     def events_frame(self) -> pd.DataFrame:

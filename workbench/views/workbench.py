@@ -28,8 +28,9 @@ from workbench.core.compaction.threshold import PressureSettings
 from workbench.core.tokens.meters import parse_meter_names
 from workbench.errors import InvalidArgument
 from workbench.views.brackets import BracketChart
+from workbench.views.closing import close_tree
 from workbench.views.controls import StepControls
-from workbench.views.data import ViewData, default_meters, freeze_if_large, view_data
+from workbench.views.data import ViewData, default_meters, freeze_if_large, thaw, view_data
 from workbench.views.diff import DiffPane
 from workbench.views.fit import PageHelper
 from workbench.views.html import escape, legend_html, shorten, style_html
@@ -114,6 +115,7 @@ class Workbench(widgets.VBox):
         """(Re)build every panel around a new shared step from the session as it is now (a
         followed session grows: `workbench.views.live`)."""
         session = self.session
+        self._close_panels()   # a live rebuild replaces them: ipywidgets keeps a widget until closed
         from workbench.views.data import _CACHE
         data = _CACHE.get(session)
         if data is not None and data.n != len(session):
@@ -134,7 +136,7 @@ class Workbench(widgets.VBox):
         self.inspector = Inspector(session, self.state, meters=self.meters)
         self.diff = DiffPane(session, self.state)
         for pane in (self.log_pane, self.surface_pane):
-            pane.layout = widgets.Layout(width="50%")
+            pane.layout.width = "50%"
         self.axis = widgets.ToggleButtons(options=[("x: seq", "seq"), ("x: time (UTC)", "time")],
                                           value="seq", tooltips=["charts by seq",
                                                                  "charts by wall-clock time"],
@@ -153,6 +155,23 @@ class Workbench(widgets.VBox):
                          self.token_timeline, self.context_fill, self.bracket_chart, details,
                          PageHelper(tips=self.controls.tips)]
         freeze_if_large(data)
+
+    def _close_panels(self) -> None:
+        keep = {id(self), id(self.live.bar)} if self.live is not None else {id(self)}
+        for child in self.children:
+            close_tree(child, keep)
+
+    def close(self) -> None:
+        """Close every widget of this workbench and stop a live poller. ipywidgets keeps each
+        widget (and so the session and its view data) alive until it is closed: a notebook
+        that opens many sessions releases one's memory by closing its workbench."""
+        if self.live is not None:
+            self.live.stop()
+            close_tree(self.live.bar, set())
+        self._close_panels()
+        self.layout.close()
+        super().close()
+        thaw()
 
     @property
     def figures(self) -> tuple:
