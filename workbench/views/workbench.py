@@ -102,6 +102,7 @@ class Workbench(widgets.VBox):
         super().__init__([], layout=widgets.Layout(width="100%"))
         self.add_class("wb-workbench")
         self.live = None
+        self._retired: list[widgets.Widget] = []
         if follow:   # the live bar and poller (workbench.views.live)
             from workbench.views.live import LiveFollow
             self.live = LiveFollow(self, tail=tail)
@@ -115,7 +116,7 @@ class Workbench(widgets.VBox):
         """(Re)build every panel around a new shared step from the session as it is now (a
         followed session grows: `workbench.views.live`)."""
         session = self.session
-        self._close_panels()   # a live rebuild replaces them: ipywidgets keeps a widget until closed
+        self._retire_panels()
         from workbench.views.data import _CACHE
         data = _CACHE.get(session)
         if data is not None and data.n != len(session):
@@ -156,10 +157,18 @@ class Workbench(widgets.VBox):
                          PageHelper(tips=self.controls.tips)]
         freeze_if_large(data)
 
-    def _close_panels(self) -> None:
+    def _retire_panels(self) -> None:
+        """A live rebuild replaces the panels, and ipywidgets keeps a widget until it is
+        closed: the panels the previous rebuild replaced are closed now (the ones replaced now
+        may still be initialising in the front end, which a closed model breaks)."""
+        self._close_panels(self._retired)
+        keep = {id(self.live.bar)} if self.live is not None else set()
+        self._retired = [child for child in self.children if id(child) not in keep]
+
+    def _close_panels(self, panels: Sequence[widgets.Widget]) -> None:
         keep = {id(self), id(self.live.bar)} if self.live is not None else {id(self)}
-        for child in self.children:
-            close_tree(child, keep)
+        for panel in panels:
+            close_tree(panel, keep)
 
     def close(self) -> None:
         """Close every widget of this workbench and stop a live poller. ipywidgets keeps each
@@ -168,7 +177,8 @@ class Workbench(widgets.VBox):
         if self.live is not None:
             self.live.stop()
             close_tree(self.live.bar, set())
-        self._close_panels()
+        self._close_panels([*self._retired, *self.children])
+        self._retired = []
         self.layout.close()
         super().close()
         thaw()
