@@ -236,11 +236,10 @@ def model_requests(events: Sequence[Mapping[str, Any]], *, version: int) -> list
     here). v0 attempts need their chunks: a `requests.AttemptCollector` fed the events of the
     types it reads."""
     if nested_streams(version):
-        found = [Attempt(seq, seq, "message", None, None, message_seq=seq)
-                 for seq in seqs_of_type(events, ("assistant/message",))]
-        found += [Attempt(seq, seq, "attempt", None, None)
-                  for seq in seqs_of_type(events, ("assistant/attempt",))]
-        return sorted(found, key=lambda a: a.seq)
+        messages = set(seqs_of_type(events, ("assistant/message",)))
+        return [Attempt(seq, seq, "message", None, None, message_seq=seq) if seq in messages
+                else Attempt(seq, seq, "attempt", None, None)  # type: ignore[arg-type]
+                for seq in seqs_of_type(events, ("assistant/message", "assistant/attempt"))]
     collector = AttemptCollector(version=version)
     found = [attempt for seq, event in read_events(events, seqs_of_type(events, collector.types))
              for attempt in collector.feed(seq, event)]
