@@ -293,13 +293,14 @@ class LogIndexBuilder:
             if name in _MASKED:
                 mask = values == _NONE
                 self._masks[name].extend(mask)
-                values = np.where(mask, 0, values)
+                values[mask] = 0   # in place: the column keeps the fed buffer, as the others do
             self._grown[name].extend(values)
             del values
             if self._spare:
                 del raw[:]
-        self._present_col.extend(np.frombuffer(bytes(self._present), dtype=bool))
-        del self._present[:]
+        self._present_col.extend(np.frombuffer(self._present, dtype=bool))
+        if self._spare:   # copied: the buffer is emptied for the next rows
+            del self._present[:]
         self._base[0] += chunk
         self._base[1] = int(self._grown["_offsets"].view()[-1])
         self._sealed = not self._spare

@@ -59,14 +59,21 @@ def _data(event: Mapping[str, Any]) -> dict:
     return data if isinstance(data, dict) else {}
 
 
-def _v4_finish(stream: Any) -> Any:
-    """The `reason` of the last raw `finish` chunk of a v4 stream (v4 §2), if any."""
+def _v4_finish(stream: Any, shared: dict[str, dict]) -> Any:
+    """The `reason` of the last raw `finish` chunk of a v4 stream (v4 §2), if any. A reason
+    that is just ``{"kind": <string>}`` is the first equal one `shared` holds (a long log
+    keeps one dict per kind, not one per attempt; like events, reasons are never mutated)."""
     if not isinstance(stream, list):
         return None
     for record in reversed(stream):
         chunk = record.get("chunk") if isinstance(record, dict) else None
         if isinstance(chunk, dict) and chunk.get("type") == "finish":
-            return chunk.get("reason")
+            reason = chunk.get("reason")
+            if type(reason) is dict and len(reason) == 1:
+                kind = reason.get("kind")
+                if type(kind) is str:
+                    return shared.setdefault(kind, reason)
+            return reason
     return None
 
 
@@ -83,6 +90,7 @@ class AttemptCollector:
         self._key: tuple[Any, Any] | None = None
         self._pending: list[tuple[list[int], Any, Any, Any]] = []  # closed, not yet matched
         self._finish: Any = None
+        self._reasons: dict[str, dict] = {}   # the one dict of each ``{"kind": k}`` reason
 
     def feed(self, seq: int, event: Mapping[str, Any]) -> list[Attempt]:
         etype = event.get("type")
@@ -93,7 +101,7 @@ class AttemptCollector:
             is_message = etype == "assistant/message"
             return [Attempt(seq, seq, "message" if is_message else "attempt", data.get("turn"),
                             data.get("step"), message_seq=seq if is_message else None,
-                            finish=_v4_finish(data.get("stream")))]
+                            finish=_v4_finish(data.get("stream"), self._reasons))]
         if etype == "assistant/chunk":
             data = _data(event)
             key = (data.get("turn"), data.get("step"))

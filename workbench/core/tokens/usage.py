@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from workbench.core.prefix import Prefix
@@ -28,7 +28,7 @@ from workbench.io.jsjson import ABSENT, is_number
 from workbench.io.payloads import read_events
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class UsageSample:
     """One provider report. `replaced_by` is the seq of the later sample that replaced it."""
 
@@ -174,7 +174,7 @@ class UsageCollector:
                              source=found[1])
         if last is not None and _same(samples[last].turn, sample.turn) and _same(samples[last].step, sample.step):
             previous = samples[last]
-            samples[last] = UsageSample(**{**previous.__dict__, "replaced_by": sample.seq})
+            samples[last] = replace(previous, replaced_by=sample.seq)
         samples.append(sample)
         self._last = len(samples) - 1
 
