@@ -84,8 +84,9 @@ class LogIndex:
     source_kind_codes: np.ndarray
     source_kinds: Vocab
     surface_op: np.ndarray          # int8: -1 none, 0 append, 1 replace
-    replace_start: MaskedInts
-    replace_end: MaskedInts
+    replace_seqs: np.ndarray        # int64 ascending: the events with a replace op ...
+    replace_starts: MaskedInts      # ... its start (startSeq) and end (endSeq), one per row
+    replace_ends: MaskedInts
     source_offsets: np.ndarray      # int64, n + 1 entries
     source_values: np.ndarray       # int64, flat
     source_present: np.ndarray      # bool
@@ -99,6 +100,28 @@ class LogIndex:
     @property
     def seq(self) -> np.ndarray:
         return np.arange(self.n, dtype=np.int64)
+
+    @property
+    def replace_start(self) -> MaskedInts:
+        """The replace op's start (startSeq) per seq; missing where there is none."""
+        return self._dense(self.replace_starts)
+
+    @property
+    def replace_end(self) -> MaskedInts:
+        """The replace op's end (endSeq) per seq; missing where there is none."""
+        return self._dense(self.replace_ends)
+
+    def _dense(self, rows: MaskedInts) -> MaskedInts:
+        values, mask = np.zeros(self.n, dtype=np.int64), np.ones(self.n, dtype=bool)
+        values[self.replace_seqs], mask[self.replace_seqs] = rows.values, rows.mask
+        return MaskedInts(values, mask)
+
+    def replace_range_at(self, seq: int) -> tuple[int | None, int | None]:
+        """(start, end) of the replace op at `seq`; (None, None) without one."""
+        k = int(np.searchsorted(self.replace_seqs, seq))
+        if k < len(self.replace_seqs) and self.replace_seqs[k] == seq:
+            return self.replace_starts[k], self.replace_ends[k]
+        return None, None
 
     @property
     def type(self) -> np.ndarray:
@@ -139,10 +162,9 @@ class LogIndex:
         return np.nonzero(self.type_codes == code)[0]
 
 
-_COLUMNS = (("_time", "q"), ("_turn", "q"), ("_step", "q"), ("_rstart", "q"), ("_rend", "q"),
-            ("_type", "i"), ("_role", "i"), ("_kind", "i"), ("_ops", "b"), ("_offsets", "q"),
-            ("_values", "q"), ("_price", "q"))
-_MASKED = frozenset({"_time", "_turn", "_step", "_rstart", "_rend"})
+_COLUMNS = (("_time", "q"), ("_turn", "q"), ("_step", "q"), ("_type", "i"), ("_role", "i"),
+            ("_kind", "i"), ("_ops", "b"), ("_offsets", "q"), ("_values", "q"), ("_price", "q"))
+_MASKED = frozenset({"_time", "_turn", "_step"})
 _DTYPES = {"q": np.int64, "i": np.int32, "b": np.int8}
 _FLUSH_MASK = (1 << 16) - 1
 
@@ -163,6 +185,7 @@ class LogIndexBuilder:
         self._open = [_NONE, _NONE]  # open turn, open step
         self._tools = ToolFactsBuilder(version)
         self._stream_seq, self._stream_time = array("q"), array("q")
+        self._rseq, self._rstart, self._rend = array("q"), array("q"), array("q")
         self.types, self.roles, self.source_kinds = Vocab(), Vocab(), Vocab()
         self._grown = {name: GrowColumn(_DTYPES[code], spare=spare) for name, code in _COLUMNS}
         self._masks = {name: GrowColumn(bool, spare=spare) for name in _MASKED}
@@ -184,7 +207,8 @@ class LogIndexBuilder:
     def _feeder(self, version: int, has_times: bool) -> Callable[[Mapping[str, Any]], int]:
         kinds = surface_types(version)
         time_, turn_, step_ = self._time.append, self._turn.append, self._step.append
-        rstart_, rend_, ops_ = self._rstart.append, self._rend.append, self._ops.append
+        rseq_, rstart_, rend_ = self._rseq.append, self._rstart.append, self._rend.append
+        ops_ = self._ops.append
         type_, role_, kind_ = self._type.append, self._role.append, self._kind.append
         offsets_, values, price_ = self._offsets.append, self._values, self._price.append
         present_ = self._present.append
@@ -225,25 +249,21 @@ class LogIndexBuilder:
             op = event.get("surfaceOp")
             if op is None:
                 ops_(-1)
-                rstart_(_NONE)
-                rend_(_NONE)
                 role_(-1)
                 kind_(-1)
                 message_id_(None)
             else:
-                s = e = _NONE
                 if op == "append":
                     ops_(0)
                 elif type(op) is dict and op.get("op") == "replace":
                     ops_(1)
                     a = as_int(op.get("startSeq", op.get("start")))
                     b = as_int(op.get("endSeq", op.get("end")))
-                    s = _NONE if a is None else a
-                    e = _NONE if b is None else b
+                    rseq_(i)
+                    rstart_(_NONE if a is None else a)
+                    rend_(_NONE if b is None else b)
                 else:
                     ops_(-1)
-                rstart_(s)
-                rend_(e)
                 role = kind = mid = None
                 message = message_of(event)
                 if type(message) is dict:
@@ -321,10 +341,17 @@ class LogIndexBuilder:
         def masked(name: str) -> MaskedInts:
             return MaskedInts(g[name], m[name])
 
+        def sparse(raw: array) -> MaskedInts:
+            values = np.array(raw, dtype=np.int64)
+            mask = values == _NONE
+            values[mask] = 0
+            return MaskedInts(values, mask)
+
         return LogIndex(
             n, time, g["_type"], self.types, masked("_turn"), masked("_step"),
             g["_role"], self.roles, g["_kind"], self.source_kinds, g["_ops"],
-            masked("_rstart"), masked("_rend"), g["_offsets"], g["_values"],
+            np.array(self._rseq, dtype=np.int64), sparse(self._rstart), sparse(self._rend),
+            g["_offsets"], g["_values"],
             self._present_col.view(), g["_price"], self._message_id.texts(),
             self._preview.texts(), self._tools.facts(),
             np.array(self._stream_seq, dtype=np.int64), np.array(self._stream_time, dtype=np.int64))

@@ -109,7 +109,7 @@ def _pair_tool_calls(session: FrameSource) -> list[_Call]:
     for row in rows:
         seq, kind = row[0], row[1]
         if kind == _PRUNED:  # a pruned copy (tool/result replace, §5.9) of an earlier result
-            start = scan.replace_start[seq]
+            start = scan.replace_range_at(seq)[0]
             original = by_result.get(start) if start is not None else None
             if original is not None:
                 original.pruned_seq = seq
