@@ -7,8 +7,7 @@ turn and step, surface op and replace range, ``sourceEventSeqs``, the carried me
 source kind and id, a preview (`workbench.core.preview`), the DSH heuristic node price (v0 spec
 §6.4) of every surface-eligible event, the tool-call facts pairing reads
 (`workbench.core.tool_facts.ToolFacts`) and the first stream time of each v4 assistant
-message or attempt (request timing). The frames and the views read these columns;
-nobody keeps a second per-seq copy of them.
+message or attempt (request timing). The frames and the views read these columns.
 
 Storage is compact, because the index lives as long as the session: numbers are int64 arrays
 with a missing-mask (`MaskedInts`), small vocabularies (type, role, source kind) are int32
