@@ -37,7 +37,7 @@ _CLOSER_RE = re.compile(r"[\]}]")
 _STR_RE = re.compile(_STR)
 _STR_OR_WS = re.compile(rf"{_STR}|[ \t\n\r]+")
 _TRAILING_WS = re.compile(_WS)
-_NOT_CANONICAL = re.compile(r"[ \t\n\r\\]|[0-9][.eE]|-0")
+_NOT_CANONICAL = re.compile(r"[ \t\n\r\\]|[0-9][.eE]|-0|[0-9]{16}")  # 16 digits: maybe past the safe range
 _KINDS = str.maketrans({"]": "[", "}": "{"})
 
 _VALUE, _VALUE_OR_CLOSE, _AFTER = 0, 1, 2

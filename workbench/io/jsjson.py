@@ -170,6 +170,18 @@ def as_int(value: Any) -> int:
     return int(value)
 
 
+def as_double(value: int | float) -> int | float:
+    """The double JavaScript holds for a JSON number. The parsers keep integer literals up to
+    2**64 exact, where `JSON.parse` rounds every literal to the nearest double: an integer past
+    the safe range becomes that double (a safe one is already exact)."""
+    if type(value) is int and not -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER:
+        try:
+            return float(value)
+        except OverflowError:
+            return math.inf if value > 0 else -math.inf
+    return value
+
+
 # -- strings
 
 def js_len(text: str) -> int:
@@ -183,10 +195,9 @@ def js_len(text: str) -> int:
 
 def number_to_str(value: int | float) -> str:
     """`Number.prototype.toString()` / `String(number)` for a JSON number."""
+    value = as_double(value)
     if type(value) is int:
-        if abs(value) < 10**21:
-            return str(value)
-        value = float(value)
+        return str(value)
     if math.isnan(value):
         return "NaN"
     if math.isinf(value):
@@ -229,12 +240,21 @@ def _is_array_index(key: str) -> bool:
     return key.isdigit() and key.isascii() and (key == "0" or key[0] != "0") and int(key) < 2**32 - 1
 
 
-def stringify(value: Any) -> str:
-    """`JSON.stringify(value)`: compact, non-ASCII raw, JS number format, JS key order.
+def _keys(value: dict) -> list:
+    """An object's keys in JavaScript's order: integer-like keys ("0", "12") first, ascending,
+    then the other keys in insertion order."""
+    keys = list(value.keys())
+    index_keys = sorted((k for k in keys if _is_array_index(k)), key=int)
+    return index_keys + [k for k in keys if not _is_array_index(k)] if index_keys else keys
 
-    JavaScript objects list integer-like keys ("0", "12") first, ascending, then the other keys
-    in insertion order; only that affects the text (its length never changes).
-    """
+
+def stringify(value: Any, indent: int = 0) -> str:
+    """`JSON.stringify(value, null, indent)`: non-ASCII raw, lone surrogates escaped, JS
+    number format (`number_to_str`), JS key order (`_keys`; only that affects the text, never
+    its length); `indent` > 0 is the spaced form, one member per line (a container nested past
+    `deepjson.MATERIALISED_DEPTH` levels stays compact there)."""
+    if indent > 0:
+        return _spaced(value, " " * min(indent, 10), "")
     if value is None:
         return "null"
     if value is True:
@@ -251,15 +271,26 @@ def stringify(value: Any) -> str:
         from workbench.io.deepjson import normalize
         return normalize(value.text)
     if isinstance(value, dict):
-        keys = list(value.keys())
-        index_keys = sorted((k for k in keys if _is_array_index(k)), key=int)
-        if index_keys:
-            keys = index_keys + [k for k in keys if not _is_array_index(k)]
         return "{" + ",".join(
-            _string(k) + ":" + stringify(value[k]) for k in keys if value[k] is not ABSENT
+            _string(k) + ":" + stringify(value[k]) for k in _keys(value) if value[k] is not ABSENT
         ) + "}"
     msg = f"cannot stringify {type(value).__name__}"
     raise UnsupportedValue(msg)
+
+
+def _spaced(value: Any, gap: str, outer: str) -> str:
+    inner = outer + gap
+    if isinstance(value, (list, tuple)):
+        items = ["null" if v is ABSENT else _spaced(v, gap, inner) for v in value]
+    elif isinstance(value, dict):
+        items = [_string(k) + ": " + _spaced(value[k], gap, inner)
+                 for k in _keys(value) if value[k] is not ABSENT]
+    else:  # a scalar, or a `Deep` value: compact (its spaced form grows with the square of its depth)
+        return stringify(value)
+    ends = "[]" if isinstance(value, (list, tuple)) else "{}"
+    if not items:
+        return ends
+    return ends[0] + "\n" + inner + (",\n" + inner).join(items) + "\n" + outer + ends[1]
 
 
 # -- equality and display
@@ -269,7 +300,7 @@ def deep_equal(a: Any, b: Any) -> bool:
     if type(a) is bool or type(b) is bool or a is None or b is None:
         return a is b
     if is_number(a) or is_number(b):
-        return is_number(a) and is_number(b) and a == b
+        return is_number(a) and is_number(b) and as_double(a) == as_double(b)
     if type(a) is str or type(b) is str:
         return a == b if type(a) is str and type(b) is str else False
     if isinstance(a, list) or isinstance(b, list):

@@ -10,12 +10,12 @@ rebuilt by `workbench.core.requests.rebuild_request` from the header snapshot an
 just before the attempt, and shown with its token totals per part (system, tools, each message)
 by each meter against the context window, then as envelope, system, tools and messages. The
 request can be copied (in the browser, to the clipboard) or saved as JSON (`save_request`, the
-"save JSON" button). Rebuilding walks the surface, so it can be switched off (`show_request`)
+"save JSON" button), in both cases as `JSON.stringify(request, null, 2)` prints it (numbers as
+JavaScript holds them, lone surrogates escaped: `workbench.io.jsjson.stringify`). Rebuilding walks the surface, so it can be switched off (`show_request`)
 when stepping quickly through a very large log.
 """
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -133,7 +133,7 @@ class Inspector(Panel):
                                version=session.version, session_id=session.session_id)
 
     def save_request(self, path: str | os.PathLike, seq: int | None = None) -> Path:
-        """Write the rebuilt request at `seq` (default: the selected event) as JSON; refuses
+        """Write the rebuilt request at `seq` (default: the selected event) as JSON (UTF-8); refuses
         a seq that is not a model call and the input log's own path."""
         seq = self.state.selected if seq is None else seq
         request = self.rebuilt(seq)
@@ -144,7 +144,7 @@ class Inspector(Panel):
         if target.exists() and target.resolve() == Path(self.session.path).resolve():
             msg = f"{target}: refusing to write over the input log"
             raise InvalidArgument(msg)
-        target.write_text(json.dumps(request, ensure_ascii=False, indent=2), encoding="utf-8")
+        target.write_text(stringify(request, 2), encoding="utf-8")
         return target
 
     def _save_clicked(self) -> None:
@@ -179,7 +179,7 @@ class Inspector(Panel):
             title = (f"request of the model call at #{seq} (built before #{attempt.before}, "
                      f"{len(request['messages'])} messages)")
             totals = request_totals(request, self.meters, version=self.session.version)
-            text = json.dumps(request, ensure_ascii=False, indent=2)
+            text = stringify(request, 2)
             copy = ('<button class="wb-copy" type="button" data-copy="request" title="copy the '
                     'request as JSON">copy JSON</button><pre data-copy-id="request" '
                     f'hidden>{escape(text)}</pre>' if len(text) <= COPY_LIMIT else
