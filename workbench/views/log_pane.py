@@ -20,8 +20,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from workbench.views.bracket_rows import Bracket
 from workbench.views.clickable import ClickableHTML
-from workbench.views.data import Bracket, ViewData, view_data
+from workbench.views.data import ViewData, view_data
 from workbench.views.html import LogGap, LogRow, log_table_html
 from workbench.views.state import Panel, StepState, state_for
 
