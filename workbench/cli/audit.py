@@ -24,14 +24,14 @@ import sys
 from typing import Any
 
 from workbench.cli.common import add_meter, defects_code, load_or_exit, usage_error
-from workbench.core.compaction.audit import (
-    AuditReport, CompactionAudit, audit_log, model_requests, paused_gc)
+from workbench.core.compaction.audit import AuditReport, CompactionAudit, audit_log, model_requests
 from workbench.core.compaction.ride import AuditRide
 from workbench.core.quality import analyse, node_pricer, price_table, session_totals
 from workbench.core.tokens.meters import parse_meter_names
 from workbench.errors import MeterError, PriceError
 from workbench.io.generations import rules_for
 from workbench.io.jsjson import js_str, stringify
+from workbench.io.reader import paused_gc
 
 EXIT_OK, EXIT_FINDINGS, EXIT_UNUSABLE = 0, 1, 2
 

@@ -111,10 +111,11 @@ class LiveLog:
             return result
         self._observer.collect = [] if collect else None
         try:
-            if self.tail.encoding == "zstd":
-                paused_gc(lambda: self._frames(growth.records))  # type: ignore[arg-type]
-            else:
-                paused_gc(lambda: self._lines(growth.records))  # type: ignore[arg-type]
+            with paused_gc():
+                if self.tail.encoding == "zstd":
+                    self._frames(growth.records)
+                else:
+                    self._lines(growth.records)
         finally:
             result.events = self._observer.collect or []
             self._observer.collect = None

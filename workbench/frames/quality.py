@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from workbench.core.compaction.anchors import KINDS
-from workbench.core.compaction.audit import paused_gc
+from workbench.io.reader import paused_gc
 from workbench.core.quality import LedgerRow, Quality, analyse, session_totals
 from workbench.core.quality.citation import STATUSES
 from workbench.core.quality.ledger import SUMMED

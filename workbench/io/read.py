@@ -83,9 +83,11 @@ def scan_bytes(data: bytes, *, name: str = "<bytes>", encoding: str | None = Non
     reader = Reader(name, generation, observer, keep)
     if encoding == "zstd":
         source = BytesSource(data)
-        return paused_gc(lambda: scan_zstd(reader, data, source, name))
+        with paused_gc():
+            return scan_zstd(reader, data, source, name)
     source = BytesSource(data)
-    return paused_gc(lambda: _scan_raw(reader, iter(()), data, source, name, len(data)))
+    with paused_gc():
+        return _scan_raw(reader, iter(()), data, source, name, len(data))
 
 
 def log_path(path: str | os.PathLike, *, verb: str = "load") -> str:
@@ -131,9 +133,11 @@ def scan_path(path: str | os.PathLike, *, generation: int | None = None,
             handle.seek(0)
             data = handle.read()  # one buffer: the frame scan needs random access
             del first
-            return paused_gc(lambda: scan_zstd(reader, data, FileSource(path), path))
+            with paused_gc():
+                return scan_zstd(reader, data, FileSource(path), path)
         chunks = iter(lambda: handle.read(CHUNK), b"")
-        return paused_gc(lambda: _scan_raw(reader, chunks, first, FileSource(path), path, size))
+        with paused_gc():
+            return _scan_raw(reader, chunks, first, FileSource(path), path, size)
     finally:
         handle.close()
 

@@ -10,7 +10,8 @@ issue becomes a `Defect` numbered as the reference's messages number lines (the 
 from __future__ import annotations
 
 import gc
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -191,13 +192,15 @@ def torn_defect(reader: Reader, start: int, length: int) -> None:
         "committed; a repairing load truncates the file)", reader.name, "tolerated", byte_offset=start))
 
 
-def paused_gc(run: Callable[[], ReadResult]) -> ReadResult:
-    """Run a scan with the cyclic GC paused: parsed JSON holds no cycles, and a GC pass per
-    700 allocations would otherwise rescan every kept dict again and again."""
+@contextmanager
+def paused_gc() -> Iterator[None]:
+    """The cyclic GC paused while a large acyclic structure is built (a scan's parsed JSON, the
+    audit's facts and surfaces): a collection every 700 allocations would otherwise rescan
+    every kept container again and again. Nests; restores the state it found."""
     enabled = gc.isenabled()
     gc.disable()
     try:
-        return run()
+        yield
     finally:
         if enabled:
             gc.enable()

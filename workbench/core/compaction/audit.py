@@ -39,10 +39,8 @@ reads them once, in seq order. Either way: no random read per node and attempt.
 """
 from __future__ import annotations
 
-import gc
 from bisect import bisect_right
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -61,6 +59,7 @@ from workbench.errors import FoldError
 from workbench.io.generations import nested_streams, rules_for
 from workbench.io.jsjson import ABSENT
 from workbench.io.payloads import read_events, seqs_of_type, type_reader
+from workbench.io.reader import paused_gc
 
 
 @dataclass(frozen=True, slots=True)
@@ -312,20 +311,6 @@ def audit_events(events: Sequence[Mapping[str, Any]], *, version: int,
     with paused_gc():
         return _audit(events, version, meta, session_id, inherited_event_count, found, protocol,
                       attempts, probes)
-
-
-@contextmanager
-def paused_gc() -> Iterator[None]:
-    """The cyclic GC paused (as the loader does while it scans): the audit builds many small
-    acyclic containers (facts, surfaces), and a collection every few hundred allocations would
-    rescan the whole heap again and again (a tenth of the audit's time)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _audit(events: Sequence[Mapping[str, Any]], version: int, meta: Mapping[str, Any] | None,

@@ -27,6 +27,7 @@ from workbench.core.quality.prices import DEFAULT_PRICES, PriceTable, price_tabl
 from workbench.core.quality.refetch import Refetch, refetches, windows
 from workbench.core.timeline import SurfaceTimeline
 from workbench.io.payloads import seqs_of_type
+from workbench.io.reader import paused_gc
 
 __all__ = ["KINDS", "Anchor", "AnchorRow", "Citation", "DEFAULT_PRICES", "LedgerRow",
            "LifelineStep", "PriceTable", "Quality", "Refetch", "analyse", "node_pricer", "extract_anchors",
@@ -110,7 +111,6 @@ class Quality:
         attempts = sorted(attempts, key=lambda a: a.before)
         befores = [a.before for a in attempts]
         around = [_attempt_around(attempts, befores, r) for r in self.records]
-        from workbench.core.compaction.audit import paused_gc
         with paused_gc():
             return ledger(self.records, self.timeline, around, self._usage, self.refetches,
                           price, meters, price_table(prices))
@@ -151,7 +151,6 @@ def analyse(events: Sequence[Mapping[str, Any]], *, version: int, timeline: Surf
     The cyclic GC is paused meanwhile, as during the load and the audit: the facts are many
     small acyclic containers, and collections would rescan the whole loaded heap again and
     again (6x the extraction's own time on the bench log)."""
-    from workbench.core.compaction.audit import paused_gc
     with paused_gc():
         return _analyse(events, version, timeline, records, reader)
 
