@@ -121,6 +121,17 @@ class ToolFactsBuilder:
         cid_, name_, args_, ename_, ecode_ = (t.append for t in self._texts)
         texts, pending = self._texts, self._texts[0].pending
 
+        def row(seq: int, kind: int, error: int, cid: str | None, name: str | None,
+                args: str | None, ename: str | None, ecode: str | None) -> None:
+            seq_(seq)
+            kind_(kind)
+            error_(error)
+            cid_(cid)
+            name_(name)
+            args_(args)
+            ename_(ename)
+            ecode_(ecode)
+
         def add(seq: int, event: Mapping[str, Any], etype: str) -> None:
             data = event.get("data")
             if type(data) is not dict:
@@ -132,37 +143,18 @@ class ToolFactsBuilder:
                     return
                 for b in content:
                     if type(b) is dict and b.get("type") == "tool-call":
-                        seq_(seq)
-                        kind_(ADVERTISED)
-                        error_(-1)
-                        cid_(_s(b.get("id")))
-                        name_(_s(b.get("name")))
-                        args_(_clip_or_none(b.get("arguments")))
-                        ename_(None)
-                        ecode_(None)
+                        row(seq, ADVERTISED, -1, _s(b.get("id")), _s(b.get("name")),
+                            _clip_or_none(b.get("arguments")), None, None)
             elif etype == "tool/call":
-                seq_(seq)
-                kind_(STARTED)
-                error_(-1)
-                cid_(_s(data.get("callId")))
-                name_(_s(data.get("name")))
-                args_(_clip_or_none(data.get("arguments")))
-                ename_(None)
-                ecode_(None)
+                row(seq, STARTED, -1, _s(data.get("callId")), _s(data.get("name")),
+                    _clip_or_none(data.get("arguments")), None, None)
             elif etype == "tool/result" and event.get("surfaceOp") == "append":
                 cid, is_error = result_fields(data.get("message"), version)
                 error = data.get("error")
                 name = code = None
                 if type(error) is dict:
                     name, code = _s(error.get("name")), _s(error.get("code"))
-                seq_(seq)
-                kind_(ANSWERED)
-                error_(-1 if is_error is None else int(is_error))
-                cid_(cid)
-                name_(None)
-                args_(None)
-                ename_(name)
-                ecode_(code)
+                row(seq, ANSWERED, -1 if is_error is None else int(is_error), cid, None, None, name, code)
             else:
                 return
             if len(pending) >= FLUSH_ROWS:
