@@ -211,9 +211,13 @@ class Session(QualityFrames):
             facts.finish()      # collected during the one pass: the audit reads no event again
         else:
             facts = None
-        node_price = np.maximum(self.prices, 0).tolist()   # `price` of every seq, read in C
+        item = self.prices.item     # `price`, without a property read per call or a list copy
+
+        def node_price(seq: int) -> int:
+            value = item(seq)
+            return value if value > 0 else 0
         return compactions(self.events, version=self.version, timeline=self.timeline,
-                           price=node_price.__getitem__, facts=facts)
+                           price=node_price, facts=facts)
 
     @cached_property
     def audit(self) -> AuditReport:

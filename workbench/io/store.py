@@ -39,7 +39,7 @@ KEEP_EVENTS = 200_000
 KEEP_BYTES = 64 * 1024 * 1024
 """... and up to this many bytes of event lines."""
 
-CACHE_EVENTS = 4096
+CACHE_EVENTS = 1024
 """Parsed dicts kept by a large log's LRU."""
 
 WINDOW = 4 * 1024 * 1024
