@@ -124,3 +124,29 @@ def test_a_rebuild_closes_the_panels_it_replaces(tmp_path, monkeypatch):
     bar = wb.live.bar
     wb.close()
     assert bar.comm is None and not wb.live.running
+
+
+def test_a_frozen_followed_session_frees_what_its_rebuilds_replace(tmp_path, monkeypatch):
+    """A large session's heap is frozen; each rebuild must still let the replaced generation's
+    view data and panels go (they are cycles the collector cannot see while frozen)."""
+    import gc
+    import weakref
+
+    from workbench.views import data as data_module
+    monkeypatch.setattr(data_module, "FREEZE_EVENTS", 1)
+    monkeypatch.setattr(live_module, "REDRAW_SECONDS", 0.0)
+    monkeypatch.setattr(live_module, "COST_FACTOR", 0.0)
+    target, rest = _prefix(tmp_path)
+    try:
+        wb = workbench.follow(target)
+        assert gc.get_freeze_count() > 0
+        first, panel = weakref.ref(wb.data), weakref.ref(wb.log_pane)
+        for k in range(3):
+            with open(target, "ab") as fh:
+                fh.write(b"".join(rest[10 * k:10 * k + 10]))
+            wb.live.poll()
+        assert first() is None and panel() is None
+        wb.close()
+        assert gc.get_freeze_count() == 0
+    finally:
+        gc.unfreeze()

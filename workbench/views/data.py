@@ -46,7 +46,7 @@ Python's cyclic collector walks all of them (1–2 s measured on a 1.3M-event lo
 whatever step happens to allocate at the time. Freezing moves everything alive into the
 permanent generation, so later passes only see what the views allocate. Frozen objects are
 still freed by reference counting; cycles among them are collected only after `thaw`, which
-`Workbench.close` calls."""
+`Workbench.close` and each live rebuild call."""
 
 
 REAL_METERS: tuple[str, ...] = ("o200k", "deepseek")

@@ -160,8 +160,13 @@ class Workbench(widgets.VBox):
     def _retire_panels(self) -> None:
         """A live rebuild replaces the panels, and ipywidgets keeps a widget until it is
         closed: the panels the previous rebuild replaced are closed now (the ones replaced now
-        may still be initialising in the front end, which a closed model breaks)."""
-        self._close_panels(self._retired)
+        may still be initialising in the front end, which a closed model breaks). A large
+        session's heap is frozen (`views.data.freeze_if_large`): the closed panels and the view
+        data they read are cycles the collector cannot see until it is thawed, so every rebuild
+        would keep a whole generation (~40 MiB at 180k events): thawed once per rebuild."""
+        if self._retired:
+            self._close_panels(self._retired)
+            thaw()
         keep = {id(self.live.bar)} if self.live is not None else set()
         self._retired = [child for child in self.children if id(child) not in keep]
 
