@@ -89,20 +89,19 @@ def view_data(session: Session) -> ViewData:
     """The shared `ViewData` of `session` (built on first use, kept while the session lives)."""
     data = _CACHE.get(session)
     if data is None:
-        if len(session) >= FREEZE_EVENTS:
-            gc.freeze()     # the loaded log: building the views' data never rescans it
+        freeze_if_large(len(session))   # the loaded log: building the views' data never rescans it
         data = _CACHE[session] = ViewData(session)
         if data.n >= FREEZE_EVENTS:
             data.timeline_frame, data.compactions, data.attempts  # noqa: B018 - build now
-            freeze_if_large(data)
+            freeze_if_large(data.n)
     return data
 
 
-def freeze_if_large(data: ViewData) -> None:
-    """`gc.freeze()` when the session is large (see `FREEZE_EVENTS`): `view_data` calls it
-    before and after building, views again once their widgets exist, since building plotly
-    figures creates many long-lived objects too (a full collection over them measured 0.3 s)."""
-    if data.n >= FREEZE_EVENTS:
+def freeze_if_large(n: int) -> None:
+    """`gc.freeze()` when a session of `n` events is large (see `FREEZE_EVENTS`): `view_data`
+    calls it before and after building, views again once their widgets exist, since building
+    plotly figures creates many long-lived objects too (a full collection over them: 0.3 s)."""
+    if n >= FREEZE_EVENTS:
         gc.freeze()
 
 

@@ -155,7 +155,7 @@ class Workbench(widgets.VBox):
                          widgets.HBox([self.log_pane, self.surface_pane]), self.axis,
                          self.token_timeline, self.context_fill, self.bracket_chart, details,
                          PageHelper(tips=self.controls.tips)]
-        freeze_if_large(data)
+        freeze_if_large(data.n)
 
     def _retire_panels(self) -> None:
         """A live rebuild replaces the panels, and ipywidgets keeps a widget until it is
@@ -167,13 +167,12 @@ class Workbench(widgets.VBox):
         if self._retired:
             self._close_panels(self._retired)
             thaw()
-        keep = {id(self.live.bar)} if self.live is not None else set()
-        self._retired = [child for child in self.children if id(child) not in keep]
+        bar = self.live.bar if self.live is not None else None
+        self._retired = [child for child in self.children if child is not bar]
 
     def _close_panels(self, panels: Sequence[widgets.Widget]) -> None:
-        keep = {id(self), id(self.live.bar)} if self.live is not None else {id(self)}
         for panel in panels:
-            close_tree(panel, keep)
+            close_tree(panel, {id(self)})
 
     def close(self) -> None:
         """Close every widget of this workbench and stop a live poller. ipywidgets keeps each
@@ -181,8 +180,7 @@ class Workbench(widgets.VBox):
         that opens many sessions releases one's memory by closing its workbench."""
         if self.live is not None:
             self.live.stop()
-            close_tree(self.live.bar, set())
-        self._close_panels([*self._retired, *self.children])
+        self._close_panels([*self._retired, *self.children])   # the live bar among the children
         self._retired = []
         self.layout.close()
         super().close()
