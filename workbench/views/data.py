@@ -22,11 +22,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 
 from workbench.core.compaction.framing import checkpoint_body
 from workbench.errors import InternalError
-from workbench.frames.columns import safe_text, strings
+from workbench.frames.columns import safe_text
 from workbench.views.bracket_rows import Bracket, bracket_frame
 from workbench.views.html import Checkpoint
 from workbench.views.navigation import Navigator, seq_array
@@ -124,22 +123,6 @@ def _decode(codes: np.ndarray, vocab: Sequence[str]) -> np.ndarray:
     return table[np.where(codes < 0, len(vocab), codes)]
 
 
-class Texts:
-    """One string per seq from an Arrow string array, read one at a time ("" when missing)."""
-
-    def __init__(self, values: Any) -> None:
-        self._values = pa.array(values) if not isinstance(values, pa.Array) else values
-        if isinstance(self._values, pa.ChunkedArray):
-            self._values = self._values.combine_chunks()
-
-    def __len__(self) -> int:
-        return len(self._values)
-
-    def __getitem__(self, seq: int) -> str:
-        value = self._values[int(seq)].as_py()
-        return value if value is not None else ""
-
-
 def _ints(series: pd.Series, missing: int = -1) -> np.ndarray:
     return series.astype("Int64").to_numpy(dtype=np.int64, na_value=missing)
 
@@ -155,7 +138,7 @@ class ViewData:
         self.last_seq = max(n - 1, 0)
         self.type = _decode(scan.type_codes, scan.types.values)
         self.role = _decode(scan.role_codes, scan.roles.values)
-        self.preview = Texts(strings(scan.preview))
+        self.preview = scan.preview   # the index's own text column (None: missing)
         status = np.full(n, 2, dtype=np.int8)      # codes into _STATUS (events_df's order)
         status[surface.node] = 0
         status[surface.shadowed_by >= 0] = 1
