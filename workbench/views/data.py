@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from workbench.core.compaction.framing import checkpoint_body
+from workbench.core.index_columns import Texts
 from workbench.errors import InternalError
 from workbench.frames.columns import safe_text
 from workbench.views.bracket_rows import Bracket, bracket_frame
@@ -123,6 +124,21 @@ def _decode(codes: np.ndarray, vocab: Sequence[str]) -> np.ndarray:
     return table[np.where(codes < 0, len(vocab), codes)]
 
 
+class Previews:
+    """The index's preview column read one seq at a time, "" when missing (no copy of it)."""
+
+    __slots__ = ("_texts",)
+
+    def __init__(self, texts: Texts) -> None:
+        self._texts = texts
+
+    def __len__(self) -> int:
+        return len(self._texts)
+
+    def __getitem__(self, seq: int) -> str:
+        return self._texts[seq] or ""
+
+
 def _ints(series: pd.Series, missing: int = -1) -> np.ndarray:
     return series.astype("Int64").to_numpy(dtype=np.int64, na_value=missing)
 
@@ -138,7 +154,7 @@ class ViewData:
         self.last_seq = max(n - 1, 0)
         self.type = _decode(scan.type_codes, scan.types.values)
         self.role = _decode(scan.role_codes, scan.roles.values)
-        self.preview = scan.preview   # the index's own text column (None: missing)
+        self.preview = Previews(scan.preview)
         status = np.full(n, 2, dtype=np.int8)      # codes into _STATUS (events_df's order)
         status[surface.node] = 0
         status[surface.shadowed_by >= 0] = 1
