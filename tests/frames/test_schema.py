@@ -108,3 +108,15 @@ def test_real_v0_fixture_without_times(name: str) -> None:
     for column in df.columns:
         if isinstance(df[column].dtype, pd.DatetimeTZDtype) and column != "first_time":
             assert df[column].isna().all(), column
+
+
+def test_int_column_cells_follow_one_rule() -> None:
+    """An Int64 column reads ints and finite floats (truncated); a bool, a string, a number past
+    int64, Infinity or NaN is NA, whichever lane the values take."""
+    from workbench.frames.columns import int64_or_none, int_array
+    values = [1, True, "3", 2.7, float("inf"), float("nan"), 2 ** 70, None, -4]
+    got = list(int_array(values))
+    assert [None if v is pd.NA else int(v) for v in got] == [int64_or_none(v) for v in values]
+    assert [None if v is pd.NA else int(v) for v in got] == [1, None, None, 2, None, None, None,
+                                                             None, -4]
+    assert list(int_array(iter([5, None]))) == [5, pd.NA]

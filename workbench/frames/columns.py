@@ -218,15 +218,7 @@ def int_array(values: Any) -> pd.arrays.IntegerArray:
                                       np.zeros(len(values), dtype=bool))
     if isinstance(values, pd.api.extensions.ExtensionArray):
         return pd.array(values, dtype="Int64")
-    try:
-        mask = np.fromiter((v is None for v in values), dtype=bool, count=len(values))
-        data = np.fromiter((0 if v is None else v for v in values), dtype=np.int64,
-                           count=len(values))
-    except (OverflowError, ValueError, TypeError):
-        cells = [int64_or_none(v) for v in values]
-        mask = np.fromiter((v is None for v in cells), dtype=bool, count=len(cells))
-        data = np.fromiter((0 if v is None else v for v in cells), dtype=np.int64,
-                           count=len(cells))
+    data, mask = int64_cells(values if isinstance(values, Sequence) else list(values))
     return pd.arrays.IntegerArray(data, mask)
 
 
