@@ -46,17 +46,20 @@ sys.stdout.write(json.dumps(out))
 """
 
 
-def logs(roots: list[str]) -> list[Path]:
-    found: list[Path] = []
+def logs(roots: list[str]) -> list[tuple[Path, str]]:
+    """Every log under `roots`, each with its name relative to its root's folder (the same
+    from any checkout)."""
+    found: list[tuple[Path, str]] = []
     for root in roots:
         base = Path(root)
-        found += sorted(p for p in base.rglob("*") if p.is_file() and
+        found += sorted((p, f"{base.resolve().name}/{p.relative_to(base).as_posix()}")
+                        for p in base.rglob("*") if p.is_file() and
                         (p.name.endswith(".jsonl") or p.name.endswith(".jsonl.zstd")))
     return found
 
 
-def key(path: Path) -> str:
-    return hashlib.sha1(str(path.resolve()).encode()).hexdigest()[:12] + "-" + path.name
+def key(name: str) -> str:
+    return hashlib.sha1(name.encode()).hexdigest()[:12] + "-" + name.rsplit("/", 1)[-1]
 
 
 def run(path: Path, src: str | None) -> dict:
@@ -111,12 +114,12 @@ def main(argv: list[str] | None = None) -> int:
     differing = 0
     paths = logs(args.roots)
     if args.recorded_only:
-        paths = [p for p in paths if (out / (key(p) + ".json")).exists()]
-    for n, path in enumerate(paths, 1):
+        paths = [(p, name) for p, name in paths if (out / (key(name) + ".json")).exists()]
+    for path, name in paths:
         result = run(path, args.src)
-        target = out / (key(path) + ".json")
+        target = out / (key(name) + ".json")
         if args.mode == "record":
-            target.write_text(json.dumps({"path": str(path), "result": result}))
+            target.write_text(json.dumps({"path": name, "result": result}))
             continue
         if not target.exists():
             print(f"NEW  {path}")
