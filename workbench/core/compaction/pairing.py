@@ -15,7 +15,7 @@ the last node, so the list has `len(nodes) + 1` entries and always starts with T
 """
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -52,16 +52,27 @@ def cut_balanced(nodes: Sequence[int], events: Sequence[Mapping[str, Any]]) -> t
     Raises `ToolPairingError` with the reference's message for a node without its event or a
     result without an open call.
     """
+    count = len(events)
+
+    def delta(seq: Any) -> int | None:
+        event = events[seq] if isinstance(seq, int) and 0 <= seq < count else None
+        return None if event is None or event.get("seq") != seq else event_delta(event)
+    return cuts_from_deltas(nodes, delta)
+
+
+def cuts_from_deltas(nodes: Sequence[int], delta: Callable[[Any], int | None]
+                     ) -> tuple[bool, ...]:
+    """`cut_balanced` of `nodes` given each node's `event_delta` (`delta(seq)`; None: no
+    matching session event): the one walk of the rule, whatever holds the deltas."""
     out = [True]
     open_calls = 0
-    count = len(events)
     for seq in nodes:
-        event = events[seq] if isinstance(seq, int) and 0 <= seq < count else None
-        if event is None or event.get("seq") != seq:
+        step = delta(seq)
+        if step is None:
             msg = (f"tool-pairing balance: surface seq {seq} has no matching session event "
                    "(corrupt surface)")
             raise ToolPairingError(seq, msg)
-        open_calls += event_delta(event)
+        open_calls += step
         if open_calls < 0:
             msg = (f"tool-pairing balance: tool/result at surface seq {seq} has no matching "
                    "tool-call (corrupt surface)")

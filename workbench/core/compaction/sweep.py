@@ -27,7 +27,7 @@ from typing import Any
 
 from workbench.core.compaction.eventfacts import (
     DEVELOPER, NO_MESSAGE, UNREAD, EventFacts)
-from workbench.core.compaction.pairing import ToolPairingError
+from workbench.core.compaction.pairing import cuts_from_deltas
 from workbench.core.compaction.probe import CacheBreak, LostProbe, message_text, probe_distinct
 from workbench.core.header import canonical_header
 from workbench.core.requests import Attempt
@@ -160,24 +160,17 @@ class AuditFacts:
 
     def cut_balanced(self, nodes: Sequence[int]) -> tuple[bool, ...]:
         """`pairing.cut_balanced(nodes, events)` from the recorded deltas."""
-        out = [True]
-        open_calls = 0
         count = len(self.events)
-        delta, message, misplaced = self.delta, self.message, self.facts.misplaced
-        for seq in nodes:
-            if isinstance(seq, int) and 0 <= seq < count and message[seq] == UNREAD:
-                self.facts.ensure(seq)
-            if not (isinstance(seq, int) and 0 <= seq < count) or seq in misplaced:
-                msg = (f"tool-pairing balance: surface seq {seq} has no matching session event "
-                       "(corrupt surface)")
-                raise ToolPairingError(seq, msg)
-            open_calls += delta[seq]
-            if open_calls < 0:
-                msg = (f"tool-pairing balance: tool/result at surface seq {seq} has no matching "
-                       "tool-call (corrupt surface)")
-                raise ToolPairingError(seq, msg)
-            out.append(open_calls == 0)
-        return tuple(out)
+        delta, message, facts = self.delta, self.message, self.facts
+        misplaced = facts.misplaced
+
+        def node_delta(seq: Any) -> int | None:
+            if not (isinstance(seq, int) and 0 <= seq < count):
+                return None
+            if message[seq] == UNREAD:
+                facts.ensure(seq)
+            return None if seq in misplaced else delta[seq]
+        return cuts_from_deltas(nodes, node_delta)
 
     # -- requests ------------------------------------------------------------------------------
 
