@@ -3,8 +3,6 @@
 
 For each log (default: the 1.3M-event v4 log `bench/make_large_log.py` writes, raw and zstd,
 from `/work/benchdata/` when present, else `bench/out/`) and in one run, each measurement in a
-
-from _common import peak_rss_mib, run_fresh
 fresh subprocess (so its peak RSS and its caches are its own):
 
 * ``floor``  — read the file, decompress it when zstd, split lines, `orjson.loads` each line and
@@ -21,11 +19,16 @@ Every step reports wall and CPU time (`time.process_time`: the machine is shared
 what the process itself spent), and each process its peak RSS (``VmHWM``). Targets: the first
 widget in <= 3x the floor; every frame and the widget in <= 4x the floor; peak RSS <= 1 GiB for
 the whole notebook path; CLI `audit` <= 1.3x `info` on the same log. Ratios use CPU time.
+Imports run from bytecode, as in an installed environment: `run.sh` installs the dependencies
+with their bytecode compiled, and the bench compiles the measured package's source before the
+first measurement (with ``PYTHONDONTWRITEBYTECODE`` set, as on the CI machine, every fresh
+process would otherwise compile pandas, plotly and workbench again: ~1.5 s of CPU in `load`).
 Prints a markdown table per log and one JSON line per measurement (`--json-out` saves them).
 """
 from __future__ import annotations
 
 import argparse
+import compileall
 import json
 import os
 import sys
@@ -188,6 +191,7 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(measure(args.child[0], Path(args.child[1]))))
         return 0
     files = args.files or default_files()
+    compileall.compile_dir(Path(args.src or ROOT) / "workbench", quiet=1)
     kinds = args.only or list(KINDS)
     everything, ok = [], True
     for path in files:
