@@ -10,7 +10,11 @@ import subprocess
 
 import pytest
 
-from workbench.io.jsjson import deep_equal, loads, number_to_str, stringify
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from workbench.io.jsjson import (RECALL_MIN_BYTES, deep_equal, loads, number_to_str, same_text,
+                                 stringify, stringify_recalled)
 
 NODE = shutil.which("node")
 needs_node = pytest.mark.skipif(NODE is None, reason="node is not installed: no JavaScript oracle")
@@ -57,3 +61,36 @@ def test_numbers_past_the_safe_range_compare_as_doubles():
     assert deep_equal({"n": loads("99999999999999999")}, {"n": 1e17})
     assert not deep_equal(loads("9007199254740991"), loads("9007199254740990"))
     assert not deep_equal(1, True)
+
+
+_scalars = (st.none() | st.booleans() | st.integers(min_value=-2**70, max_value=2**70)
+            | st.floats(allow_nan=True, allow_infinity=True)
+            | st.text(alphabet=st.characters(min_codepoint=0, max_codepoint=0xFFFF), max_size=8))
+_values = st.recursive(_scalars, lambda inner: st.lists(inner, max_size=4)
+                       | st.dictionaries(st.sampled_from(["a", "b", "1", "0", "10", "z"]),
+                                         inner, max_size=4), max_leaves=12)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_values, _values)
+def test_same_text_is_equality_of_the_stringify_texts(a, b):
+    assert same_text(a, b) == (stringify(a) == stringify(b))
+    assert same_text(a, a)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_values)
+def test_recalled_text_is_the_stringify_text(value):
+    big = [value, "x" * RECALL_MIN_BYTES]     # large enough to be remembered
+    assert stringify_recalled(big) == stringify(big)
+    assert stringify_recalled(big) == stringify(big)     # read back from the memo
+    assert stringify_recalled(value) == stringify(value)
+
+
+def test_recall_tells_apart_what_javascript_tells_apart():
+    pad = "x" * RECALL_MIN_BYTES
+    for a, b in [({"a": 1, "b": 2}, {"b": 2, "a": 1}), ([True], [1]), ([1.0], [1]),
+                 ([float("nan")], [None]), ([2**64], [2**64 + 1]), (["\ud800"], ["\ud800"])]:
+        assert stringify_recalled([a, pad]) == stringify([a, pad])
+        assert stringify_recalled([b, pad]) == stringify([b, pad])
+        assert same_text(a, b) == (stringify(a) == stringify(b))

@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from workbench.io.generations import system_node
-from workbench.io.jsjson import ABSENT, js_len, stringify
+from workbench.io.jsjson import ABSENT, js_len, same_text
 
 _CONFIG_FIELDS = ("provider", "model", "reasoningEffort", "temperature", "maxTokens")
 
@@ -88,7 +88,7 @@ def _tools_equal(at: Any, bt: Any) -> bool:
     at = [] if at is ABSENT else at
     bt = [] if bt is ABSENT else bt
     if type(at) is list and type(bt) is list:
-        return len(at) == len(bt) and all(stringify(x) == stringify(y) for x, y in zip(at, bt))
+        return len(at) == len(bt) and all(same_text(x, y) for x, y in zip(at, bt))
     return type(at) is type(bt) and at == bt
 
 

@@ -278,6 +278,49 @@ def stringify(value: Any, indent: int = 0) -> str:
     raise UnsupportedValue(msg)
 
 
+RECALL_MIN_BYTES = 512
+"""`stringify_recalled` remembers the texts of values whose orjson form is at least this long."""
+RECALL_ENTRIES = 32
+_RECALLED: dict[bytes, str] = {}
+
+
+def _fingerprint(value: Any) -> bytes | None:
+    """The orjson bytes of `value` (None: orjson refuses it: a lone surrogate, an integer past
+    64 bits, a value that is not JSON). Equal bytes mean the same keys in the same order and
+    the same strings, booleans, nulls and numbers, so the same `stringify` text; the converse
+    fails only where orjson and JavaScript format numbers differently (``1.0``)."""
+    try:
+        return orjson.dumps(value)
+    except TypeError:
+        return None
+
+
+def stringify_recalled(value: Any) -> str:
+    """`stringify(value)`, remembered by fingerprint for a large value met again (the tool
+    schemas an envelope repeats at every step); at most `RECALL_ENTRIES` texts are kept."""
+    key = _fingerprint(value)
+    if key is None or len(key) < RECALL_MIN_BYTES:
+        return stringify(value)
+    text = _RECALLED.get(key)
+    if text is None:
+        text = stringify(value)
+        if len(_RECALLED) >= RECALL_ENTRIES:
+            del _RECALLED[next(iter(_RECALLED))]
+        _RECALLED[key] = text
+    return text
+
+
+def same_text(a: Any, b: Any) -> bool:
+    """`stringify(a) == stringify(b)`, without building either text when the fingerprints
+    agree (`_fingerprint`)."""
+    if a is b:
+        return True
+    key = _fingerprint(a)
+    if key is not None and key == _fingerprint(b):
+        return True
+    return stringify(a) == stringify(b)
+
+
 def _spaced(value: Any, gap: str, outer: str) -> str:
     inner = outer + gap
     if isinstance(value, (list, tuple)):

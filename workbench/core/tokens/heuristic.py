@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from workbench.io.generations import nested_streams, system_node, tool_role
-from workbench.io.jsjson import ABSENT, js_len, stringify
+from workbench.io.jsjson import ABSENT, js_len, stringify, stringify_recalled
 
 CHARS_PER_TOKEN = 4
 BLOCK_OVERHEAD = 4
@@ -130,7 +130,7 @@ def estimate_tools(tools: Any) -> int:
         return 0
     if (type(tools) is list and not tools) or (type(tools) is str and not tools):
         return 0
-    return _ceil4(js_len(stringify(tools))) + BLOCK_OVERHEAD
+    return _ceil4(js_len(stringify_recalled(tools))) + BLOCK_OVERHEAD
 
 
 def estimate_header(header: Any, *, version: int) -> int:

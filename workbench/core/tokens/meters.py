@@ -124,12 +124,18 @@ def _progress_bar(total: int, enabled: bool, desc: str) -> Any:
     return tqdm(total=total, unit="char", unit_scale=True, delay=PROGRESS_DELAY, desc=desc, leave=False)
 
 
+ENVELOPES_KEPT = 16
+
+
 class _TokenizerMeter:
     """Shared counting over pieces; subclasses provide `_encode_lengths(texts)`."""
 
     name: str
     version: int
     framing: int
+
+    def __init__(self) -> None:
+        self._envelopes: dict[tuple[str, ...], int] = {}
 
     def _encode_lengths(self, texts: list[str]) -> list[int]:
         raise Unimplemented
@@ -145,7 +151,17 @@ class _TokenizerMeter:
         return self._count_pieces(message_pieces(message, version=self.version)) + self.framing
 
     def count_envelope(self, header: dict | None) -> int:
-        return self._count_pieces(envelope_pieces(header, version=self.version))
+        """The envelope's count; the last `ENVELOPES_KEPT` distinct envelopes are remembered
+        (a log re-sends the same tool schemas at every step)."""
+        pieces = tuple(envelope_pieces(header, version=self.version))
+        kept = self._envelopes
+        count = kept.get(pieces)
+        if count is None:
+            count = self._count_pieces(list(pieces))
+            if len(kept) >= ENVELOPES_KEPT:
+                del kept[next(iter(kept))]
+            kept[pieces] = count
+        return count
 
     def count_event(self, event: dict) -> int:
         message = derive_message(event, version=self.version)
@@ -208,6 +224,7 @@ class TiktokenMeter(_TokenizerMeter):
     framing = 4
 
     def __init__(self, encoding: str = "o200k_base", *, version: int = 4) -> None:
+        super().__init__()
         self.encoding_name = encoding
         self.name = encoding.removesuffix("_base")
         self.version = version
@@ -227,6 +244,7 @@ class DeepSeekMeter(_TokenizerMeter):
     framing = 2
 
     def __init__(self, *, version: int = 4) -> None:
+        super().__init__()
         self.name = "deepseek"
         self.version = version
         self._tokenizer = deepseek_tokenizer()

@@ -12,7 +12,7 @@ from typing import Any
 from workbench.core.header import canonical_header
 from workbench.core.tokens.heuristic import content_pieces, derive_message
 from workbench.io.generations import system_node
-from workbench.io.jsjson import ABSENT, stringify
+from workbench.io.jsjson import ABSENT, stringify, stringify_recalled
 
 
 def _message_pieces(message: Any, version: int, out: list[str]) -> None:
@@ -46,7 +46,7 @@ def envelope_pieces(header: Any, *, version: int) -> list[str]:
         out.append(canonical["system"])
     tools = canonical.get("tools", ABSENT)
     if tools is not ABSENT:
-        out.append(stringify(tools))
+        out.append(stringify_recalled(tools))
     return out
 
 
