@@ -1,11 +1,13 @@
-"""`Session`: one loaded log and every DataFrame a notebook wants of it. Layer: frames
+"""`Session`: one analysed log and every DataFrame a notebook wants of it. Layer: frames
 (imports io, core, pandas, numpy; never widgets or plots).
 
-The session is a thin, lazy facade. It reads the log once (`workbench.core.load.load_log`), and
-the first frame that needs something computes it once and keeps it (`functools.cached_property`):
-the one-pass log index (`workbench.core.index`), the surface timeline (one fold), node prices, compaction records, usage
-samples and model-call attempts. Frames are built from those and cached; callers get a shallow
-copy, so changing a returned frame never changes the session's (pandas 3 copy-on-write).
+The session is the frames-layer face of `workbench.core.analysis.AnalysedLog` (`Session.analysis`):
+that object plus a frame cache. It loads the log once (one loader call with the one pass riding
+on it) and delegates every computed member to it (the log index, the surface timeline, surface
+arrays, node prices, usage samples, model-call attempts, compactions, audit, quality), each
+computed once on first use. Frames are functions of those members (`workbench.frames.*`, which
+read the session only through them) and are cached; callers get a shallow copy, so changing a
+returned frame never changes the session's (pandas 3 copy-on-write).
 
 Every frame has a declared schema (`workbench.frames.schema.SCHEMAS`; `Session.columns(name)`
 shows it): an empty log, a v0 fixture without times and a 1.3M-event log give the same columns
@@ -19,24 +21,16 @@ from __future__ import annotations
 import html
 import os
 from collections.abc import Sequence
-from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
-from workbench.core.index import LogIndex
-from workbench.core.timeline import SurfaceTimeline
+from workbench.core.analysis import AnalysedLog, SurfaceArrays
 from workbench.errors import UnknownName
 from workbench.frames.quality import QualityFrames
-from workbench.frames.source import LogPass, Passed, Riding, SurfaceArrays
-from workbench.io.generations import rules_for
 
 if TYPE_CHECKING:
-    from workbench.core.compaction.audit import AuditReport
-    from workbench.core.compaction.brackets import Compactions
-    from workbench.core.requests import Attempt
-    from workbench.core.tokens.usage import UsageSample
     from workbench.io.model import Log
 
 __all__ = ["Session", "SurfaceArrays", "load"]
@@ -52,16 +46,27 @@ def load(path: str | os.PathLike, *, strict: bool = False, follow: bool = False)
     a record still being written is not read yet."""
     if follow:
         from workbench.frames.live import open_live
-        return Session(None, live=open_live(path))  # type: ignore[arg-type]
-    from workbench.core.load import load_log
-    riding = Riding()
-    log = load_log(os.fspath(path), strict=strict, feeders=(riding.start,))
-    return Session(log, passed=riding.passed)
+        return Session(None, live=open_live(path))
+    return Session(AnalysedLog.load(path, strict=strict))
+
+
+class _Delegated:
+    """A member of the session's `AnalysedLog`, read through the session."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+        self.__doc__ = getattr(getattr(AnalysedLog, name, None), "__doc__", None)
+
+    def __get__(self, session: Any, owner: type | None = None) -> Any:
+        if session is None:
+            return self
+        return getattr(session.analysis, self.name)
 
 
 class Session(QualityFrames):
     """A loaded session log with lazily computed, cached DataFrames (module doc); the
-    compaction-quality frames come from `workbench.frames.quality.QualityFrames`."""
+    compaction-quality frames come from `workbench.frames.quality.QualityFrames`. Made from a
+    `Log` (analysed on first use) or an `AnalysedLog`."""
 
     label = "real"              # a counterfactual: its summarizer (`frames.whatif`)
     branched_from: str | None = None
@@ -70,17 +75,45 @@ class Session(QualityFrames):
     notices: tuple = ()
     log_bytes: bytes | None = None
 
-    def __init__(self, log: Log, *, passed: LogPass | None = None, live: Any = None) -> None:
+    def __init__(self, source: Log | AnalysedLog | None, *, live: Any = None) -> None:
         self._live = live
         self.reload_notices: list[str] = []
         """What `refresh()` had to load again, and why (a rewritten or truncated log)."""
         if live is not None:
-            log, passed = live.log.log(), live.passed
-        self.log = log
-        self._passed = passed
+            source = live.analysis()
+        self.analysis = source if isinstance(source, AnalysedLog) else AnalysedLog(source)
+        """The analysed log every member and frame comes from (`workbench.core.analysis`)."""
         self._frames: dict[tuple, pd.DataFrame] = {}
-        self.meter_counts: dict[str, np.ndarray] = {}
-        """Per-seq counts of each real-tokenizer meter, once computed (`frames.meters`)."""
+
+    log = _Delegated()
+    path = _Delegated()
+    session_id = _Delegated()
+    version = _Delegated()
+    events = _Delegated()
+    defects = _Delegated()
+    verdict = _Delegated()
+    has_times = _Delegated()
+    index = _Delegated()
+    timeline = _Delegated()
+    prices = _Delegated()
+    surface = _Delegated()
+    usage = _Delegated()
+    attempts = _Delegated()
+    compactions = _Delegated()
+    audit = _Delegated()
+    quality = _Delegated()
+    meter_counts = _Delegated()
+
+    def price(self, seq: int) -> int:
+        """Heuristic price of the node at `seq` (0 for log-only events)."""
+        return self.analysis.price(seq)
+
+    def __len__(self) -> int:
+        return len(self.analysis)
+
+    def __repr__(self) -> str:
+        return (f"Session({self.path!r}, id={self.session_id!r}, v{self.version}, "
+                f"{len(self)} events, {self.verdict})")
 
     # -- following a growing log (workbench.frames.live) ---------------------------------------
 
@@ -96,45 +129,6 @@ class Session(QualityFrames):
         with a notice. Returns a `workbench.frames.live.Refresh`."""
         from workbench.frames.live import refresh
         return refresh(self)
-
-    # -- identity ------------------------------------------------------------------------------
-
-    @property
-    def path(self) -> str:
-        return self.log.path
-
-    @property
-    def session_id(self) -> str | None:
-        return self.log.session_id
-
-    @property
-    def version(self) -> int:
-        """Format version the semantics follow: 4, 3 or 0 (`workbench.io.generations.rules_for`)."""
-        return rules_for(self.log.format_version)
-
-    @property
-    def events(self) -> Sequence[dict[str, Any]]:
-        return self.log.events
-
-    @property
-    def defects(self) -> list:
-        return self.log.defects
-
-    @property
-    def verdict(self) -> str:
-        return self.log.verdict
-
-    @property
-    def has_times(self) -> bool:
-        """False for logs whose seq/time were assigned by position (v0 fixtures, §1.11)."""
-        return not self.log.implicit_seqs
-
-    def __len__(self) -> int:
-        return len(self.log.events)
-
-    def __repr__(self) -> str:
-        return (f"Session({self.path!r}, id={self.session_id!r}, v{self.version}, "
-                f"{len(self)} events, {self.verdict})")
 
     # -- what if ------------------------------------------------------------------------------
 
@@ -164,78 +158,6 @@ class Session(QualityFrames):
         """Write this session's log to `path` (never over the input; `frames.whatif`)."""
         from workbench.frames.whatif import write_session
         return write_session(self, path)
-
-    # -- computed once -------------------------------------------------------------------------
-
-    @cached_property
-    def _pass(self) -> Passed:
-        """The log index, the surface timeline, usage samples and model-call attempts from ONE
-        pass over the events (`LogPass`): the one `workbench.load` ran while the loader scanned
-        the log, else one over the events now."""
-        passed = self._passed
-        if self._live is None:
-            self._passed = None
-        if passed is None or passed.count != len(self) or passed.version != self.version:
-            passed = LogPass.run(self.events, version=self.version)
-        return passed.finish(self.events, has_times=self.has_times)
-
-    @property
-    def index(self) -> LogIndex:
-        """The log's per-seq columns, from the one pass (`workbench.core.index`)."""
-        return self._pass.index
-
-    @property
-    def timeline(self) -> SurfaceTimeline:
-        """The surface at every seq, from one fold (`workbench.core.timeline`)."""
-        return self._pass.timeline
-
-    @property
-    def prices(self) -> np.ndarray:
-        """Heuristic node price per seq (DSH meter, §6.4); -1 for events of a log-only type."""
-        return self.index.price
-
-    @cached_property
-    def surface(self) -> SurfaceArrays:
-        return SurfaceArrays(self.timeline, len(self))
-
-    def price(self, seq: int) -> int:
-        """Heuristic price of the node at `seq` (0 for log-only events)."""
-        return max(0, int(self.prices[seq]))
-
-    @cached_property
-    def compactions(self) -> Compactions:
-        """Compaction attempts and prunes (`workbench.core.compaction.brackets`)."""
-        from workbench.core.compaction.brackets import compactions
-        facts = self._pass.facts
-        if facts is not None and facts.count == len(self):
-            facts.finish()      # collected during the one pass: the audit reads no event again
-        else:
-            facts = None
-        item = self.prices.item     # `price`, without a property read per call or a list copy
-
-        def node_price(seq: int) -> int:
-            value = item(seq)
-            return value if value > 0 else 0
-        return compactions(self.events, version=self.version, timeline=self.timeline,
-                           price=node_price, facts=facts)
-
-    @cached_property
-    def audit(self) -> AuditReport:
-        """The compaction audit (`workbench.core.compaction.audit`)."""
-        from workbench.core.compaction.audit import audit_log
-        return audit_log(self.log, found=self.compactions, attempts=self.attempts, probes=False)
-
-    @property
-    def usage(self) -> tuple[UsageSample, ...]:
-        """Provider usage samples (`workbench.core.tokens.usage`: usage chunks, assistant
-        messages and attempts; `llm/retry-started` separates retried attempts)."""
-        return self._pass.usage
-
-    @property
-    def attempts(self) -> tuple[Attempt, ...]:
-        """Every model-call attempt (`workbench.core.requests.AttemptCollector`: v4 settling
-        events, v0 chunk runs closed by messages and step/turn ends)."""
-        return self._pass.attempts
 
     # -- frames --------------------------------------------------------------------------------
 

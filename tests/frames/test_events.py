@@ -155,7 +155,8 @@ def test_the_pass_riding_on_the_load_is_the_pass_over_the_events(name: str) -> N
     from workbench.session import Session
     path = Path(__file__).resolve().parents[2] / "sample_logs" / name
     riding, after = workbench.load(path), Session(load_log(path))
-    assert riding._passed is not None and riding._passed.count == len(riding)
+    feeding = riding.analysis._feeding     # the pass that rode on the load, before it is read
+    assert feeding is not None and feeding.started and feeding.count == len(riding)
     a, b = riding.index, after.index
     for column in ("type_codes", "price", "surface_op", "source_offsets", "source_values",
                    "source_present", "role_codes"):

@@ -8,8 +8,8 @@ rode on the load) when the widget prices by the DSH heuristic alone, as it does 
 200k events. On smaller logs the widget's default `meters="auto"` adds the real tokenizers, whose
 counts need every message's text: that is one more read of the payloads, and at most one.
 `compactions_df` runs the compaction audit on facts the same pass collected, and `workbench
-audit` collects its own (with the quality's anchors) while the CLI loads the log: neither makes
-a second pass."""
+audit` loads the same analysed log with the pass made for the audit (probe texts and the
+quality's anchors instead of the index): neither makes a second pass."""
 from __future__ import annotations
 
 from pathlib import Path

@@ -235,7 +235,7 @@ def test_refresh_extends_the_brackets_instead_of_dropping_them(tmp_path):
         with open(path, "ab") as f:
             f.write(b"".join(lines[len(session) + 1:cut]))   # line 0 is the header
         assert session.refresh()
-        assert "compactions" in session.__dict__            # extended in the refresh, not dropped
+        assert "compactions" in session.analysis.__dict__   # extended in the refresh, not dropped
         fresh = workbench.load(path)
         assert session.compactions.records == fresh.compactions.records
         assert session.compactions.prunes == fresh.compactions.prunes

@@ -24,12 +24,10 @@ import sys
 from typing import Any
 
 from workbench.cli.common import add_meter, defects_code, load_or_exit, usage_error
-from workbench.core.compaction.audit import AuditReport, CompactionAudit, audit_log, model_requests
-from workbench.core.compaction.ride import AuditRide
-from workbench.core.quality import analyse, node_pricer, price_table, session_totals
+from workbench.core.compaction.audit import AuditReport, CompactionAudit
+from workbench.core.quality import node_pricer, price_table, session_totals
 from workbench.core.tokens.meters import parse_meter_names
 from workbench.errors import MeterError, PriceError
-from workbench.io.generations import rules_for
 from workbench.io.jsjson import js_str, stringify
 from workbench.io.reader import paused_gc
 
@@ -65,15 +63,13 @@ def parse_prices(text: str | None) -> Any:
     return price_table({"cache_hit": hit, "cache_miss": miss, "output": out})
 
 
-def quality_json(log: Any, found: Any, meters: tuple[str, ...], prices: Any,
-                 reader: Any = None, attempts: Any = None) -> dict[str, Any]:
-    """The compaction-quality part of the report (module doc); `reader`: the node facts read
-    during the load (`AuditRide`); `attempts`: the model attempts, when known."""
-    version = rules_for(log.format_version)
-    quality = analyse(log.events, version=version, timeline=found.timeline,
-                      records=found.records, reader=reader)
-    rows = quality.ledger(node_pricer(log.events, version=version, timeline=found.timeline,
-                                      dsh=found.price), meters, prices, attempts)
+def quality_json(analysed: Any, meters: tuple[str, ...], prices: Any) -> dict[str, Any]:
+    """The compaction-quality part of the report (module doc) of an
+    `workbench.core.analysis.AnalysedLog`."""
+    found, quality = analysed.compactions, analysed.quality
+    rows = quality.ledger(node_pricer(analysed.events, version=analysed.version,
+                                      timeline=found.timeline, dsh=found.price),
+                          meters, prices, analysed.model_calls)
     citations = {c.index: c for c in quality.citations}
     ledgers: dict[int, list] = {}
     for row in rows:
@@ -255,18 +251,13 @@ def run(args: argparse.Namespace) -> int:
         meters, prices = parse_meter_names(args.meter), parse_prices(args.prices)
     except (MeterError, PriceError) as exc:
         return usage_error(args, str(exc))
-    ride = AuditRide()
-    log = load_or_exit("audit", args.path, feeders=(ride.start,))
-    if isinstance(log, int):
-        return log
+    analysed = load_or_exit("audit", args.path, audit=True)
+    if isinstance(analysed, int):
+        return analysed
     with paused_gc():   # the loaded log's heap is large: a collection would rescan all of it
-        found, reader = ride.finish(log)
-        attempts = (found.facts.attempts if found.facts is not None and found.facts.attempts
-                    is not None else model_requests(log.events,
-                                                    version=rules_for(log.format_version)))
-        report = audit_log(log, found=found, attempts=attempts)
-        quality = quality_json(log, found, meters, prices, reader, attempts)
-        return _print(args, log, report, quality)
+        report = analysed.audit
+        quality = quality_json(analysed, meters, prices)
+        return _print(args, analysed.log, report, quality)
 
 
 def _print(args: argparse.Namespace, log: Any, report: AuditReport, quality: dict[str, Any]

@@ -48,15 +48,17 @@ def say(command: str, path: Any, message: str) -> None:
           file=sys.stderr)
 
 
-def load_or_exit(command: str, path: str, feeders: Any = ()) -> Any:
-    """The loaded `Log`, or the exit code 2 after one line on stderr (missing, unreadable,
-    refused, or no session header at all); `feeders` ride on the load (`core.load.Feeder`)."""
-    from workbench.core.load import load_log
+def load_or_exit(command: str, path: str, *, audit: bool = False, ride: bool = True) -> Any:
+    """The analysed log (`workbench.core.analysis.AnalysedLog.load`: one pass riding on the
+    load; `audit`: the pass the audit wants; `ride=False`: none), or the exit code 2 after one line on stderr (missing,
+    unreadable, refused, or no session header at all)."""
+    from workbench.core.analysis import AnalysedLog
     try:
-        log = load_log(path, feeders=feeders)
+        analysed = AnalysedLog.load(path, audit=audit, ride=ride)
     except (WorkbenchError, OSError) as exc:
         say(command, path, exc.strerror if isinstance(exc, OSError) and exc.strerror else exc)
         return EXIT_UNUSABLE
+    log = analysed.log
     if log.verdict == "refused":
         reason = log.defects[0].message if log.defects else "format version not supported"
         say(command, path, f"refused: {reason}")
@@ -65,7 +67,7 @@ def load_or_exit(command: str, path: str, feeders: Any = ()) -> Any:
         reason = log.defects[0].message if log.defects else "no session header"
         say(command, path, f"not a session log: {reason}")
         return EXIT_UNUSABLE
-    return log
+    return analysed
 
 
 def defects_code(command: str, log: Any) -> int:

@@ -94,9 +94,10 @@ def run(args: argparse.Namespace) -> int:
             return EXIT_UNUSABLE
         from workbench.cli.follow import follow_fold
         return follow_fold(args.path, args.json)
-    log = load_or_exit("fold", args.path)
-    if isinstance(log, int):
-        return log
+    analysed = load_or_exit("fold", args.path, ride=False)   # reads the log only
+    if isinstance(analysed, int):
+        return analysed
+    log = analysed.log
     events = log.events
     end = len(events) - 1
     at = at_or_usage(args, end)

@@ -45,9 +45,10 @@ def _write(path: str, lines: list[str], source: str) -> None:
 
 
 def run(args: Any) -> int:
-    log = load_or_exit("migrate", args.path)
-    if isinstance(log, int):
-        return log
+    analysed = load_or_exit("migrate", args.path, ride=False)   # reads the log only
+    if isinstance(analysed, int):
+        return analysed
+    log = analysed.log
     try:
         _, events = migrated(log, args.to)
         lines = [stringify(e) for e in events]

@@ -16,7 +16,6 @@ from typing import Any
 
 from workbench.cli.common import (EXIT_OK, EXIT_UNUSABLE, check_output, clean, defects_code,
                                   load_or_exit, say, usage_error)
-from workbench.io.generations import rules_for
 
 
 def register(subparsers: Any) -> None:
@@ -47,16 +46,11 @@ def run(args: argparse.Namespace) -> int:
     problem = check_output(args.output, inputs=(args.path,)) if args.output else None
     if problem is not None:
         return usage_error(args, f"cannot write the samples: {problem}")
-    log = load_or_exit("probes", args.path)
-    if isinstance(log, int):
-        return log
-    from workbench.core.compaction.brackets import compactions
-    from workbench.core.quality import analyse
+    analysed = load_or_exit("probes", args.path, audit=True)
+    if isinstance(analysed, int):
+        return analysed
     from workbench.core.quality.probes import probe_samples
-    version = rules_for(log.format_version)
-    found = compactions(log.events, version=version)
-    quality = analyse(log.events, version=version, timeline=found.timeline,
-                      records=found.records)
+    log, quality = analysed.log, analysed.quality
     statuses = ("lost", "kept") if args.status == "all" else (args.status,)
     samples = probe_samples(quality, session_id=log.session_id, per_kind=args.per_kind,
                             statuses=statuses)

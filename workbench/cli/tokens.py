@@ -76,9 +76,10 @@ def run(args: argparse.Namespace) -> int:
         meters, want_usage = _split_meters(args.meter)
     except MeterError as exc:
         return usage_error(args, str(exc))
-    log = load_or_exit("tokens", args.path)
-    if isinstance(log, int):
-        return log
+    analysed = load_or_exit("tokens", args.path, ride=False)   # reads the log only
+    if isinstance(analysed, int):
+        return analysed
+    log = analysed.log
     events = log.events
     end = len(events) - 1
     at = at_or_usage(args, end)

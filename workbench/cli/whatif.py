@@ -79,12 +79,12 @@ def run(args: argparse.Namespace) -> int:
     problem = check_output(args.output, inputs=(args.path,)) if args.output else None
     if problem is not None:   # before the replay, not after
         return usage_error(args, f"cannot write the counterfactual: {problem}")
-    log = load_or_exit("whatif", args.path)
-    if isinstance(log, int):
-        return log
+    analysed = load_or_exit("whatif", args.path)
+    if isinstance(analysed, int):
+        return analysed
     from workbench.frames.compare import comparison
     from workbench.session import Session
-    real = Session(log)
+    log, real = analysed.log, Session(analysed)
     try:
         cf = real.whatif.policy(summarizer=args.summarizer, **settings)
         written = cf.write(args.output) if args.output else None

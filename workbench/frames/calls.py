@@ -31,7 +31,7 @@ from workbench.frames.columns import DURATION, TIME, Column, Columns, frame
 from workbench.io.generations import nested_streams
 
 if TYPE_CHECKING:
-    from workbench.frames.source import FrameSource
+    from workbench.core.analysis import AnalysedLog
 
 OUTCOME = pd.CategoricalDtype(["ok", "error", "interrupted", "no-result"])
 """How a tool call ended: result without/with the model-facing error flag, a synthetic
@@ -81,7 +81,7 @@ class _Call:
     synthetic: bool = False
 
 
-def _pair_tool_calls(session: FrameSource) -> list[_Call]:
+def _pair_tool_calls(session: AnalysedLog) -> list[_Call]:
     """Pair the scan's tool facts in seq order (module doc): the latest open occurrence of an
     id takes the next start or result; an unmatched one opens a new row."""
     calls: list[_Call] = []
@@ -173,7 +173,7 @@ ToolCallColumns: Columns = (
 """One tool call, paired with its result."""
 
 
-def tool_calls_frame(session: FrameSource) -> pd.DataFrame:
+def tool_calls_frame(session: AnalysedLog) -> pd.DataFrame:
     """One row per tool call, in order of first appearance."""
     if not len(session):
         return frame(ToolCallColumns, None, 0)
@@ -214,7 +214,7 @@ def tool_calls_frame(session: FrameSource) -> pd.DataFrame:
 
 # -- model calls ---------------------------------------------------------------------------------
 
-def _stream_start(session: FrameSource, seq: int, chunk_seqs: tuple[int, ...]) -> int | None:
+def _stream_start(session: AnalysedLog, seq: int, chunk_seqs: tuple[int, ...]) -> int | None:
     if not session.has_times:
         return None
     if not nested_streams(session.version):
@@ -255,7 +255,7 @@ RequestColumns: Columns = (
 """One model-call attempt with envelope, surface and usage."""
 
 
-def _usage_by_attempt(session: FrameSource) -> dict[int, Any]:
+def _usage_by_attempt(session: AnalysedLog) -> dict[int, Any]:
     """The usage sample of each attempt, keyed by attempt seq (last matching sample wins)."""
     by_seq = {int(u.seq): u for u in session.usage if isinstance(u.seq, (int, float))}
     out: dict[int, Any] = {}
@@ -279,7 +279,7 @@ def _finish(reason: Any) -> tuple[str | None, str | None, str | None]:
         clip(message) if message is not None else None)
 
 
-def requests_frame(session: FrameSource) -> pd.DataFrame:
+def requests_frame(session: AnalysedLog) -> pd.DataFrame:
     """One row per model-call attempt, in log order of the attempt seq."""
     attempts = sorted(session.attempts, key=lambda a: a.seq) if len(session) else []
     if not attempts:

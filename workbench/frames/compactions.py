@@ -21,7 +21,7 @@ from workbench.frames.columns import DURATION, SEQ_LIST, TIME, Column, Columns, 
 from workbench.io.jsjson import ABSENT
 
 if TYPE_CHECKING:
-    from workbench.frames.source import FrameSource
+    from workbench.core.analysis import AnalysedLog
 
 STATUS = pd.CategoricalDtype(["completed", "failed", "interrupted", "stale"])
 """Bracket status (core `CompactionRecord.status`)."""
@@ -140,7 +140,7 @@ CompactionAudit: Columns = (
 COMPACTION_COLUMNS: Columns = CompactionIdentity + CompactionSummary + CompactionAudit
 
 
-def _compaction_rows(session: FrameSource) -> dict[str, list]:
+def _compaction_rows(session: AnalysedLog) -> dict[str, list]:
     rows: dict[str, list] = {c.name: [] for c in COMPACTION_COLUMNS}
     for audit in session.audit.compactions:
         r = audit.record
@@ -178,7 +178,7 @@ def _compaction_rows(session: FrameSource) -> dict[str, list]:
     return rows
 
 
-def compactions_frame(session: FrameSource) -> pd.DataFrame:
+def compactions_frame(session: AnalysedLog) -> pd.DataFrame:
     """One row per `compaction/start`, in log order."""
     rows = _compaction_rows(session) if len(session) else None
     return frame(COMPACTION_COLUMNS, rows, len(rows["start_seq"]) if rows else 0)
@@ -209,7 +209,7 @@ def _diff(a: int | None, b: int | None) -> int | None:
     return a - b if a is not None and b is not None else None
 
 
-def prunes_frame(session: FrameSource) -> pd.DataFrame:
+def prunes_frame(session: AnalysedLog) -> pd.DataFrame:
     """One row per `compaction/prune`, in log order."""
     if not len(session):
         return frame(PRUNE_COLUMNS, None, 0)

@@ -23,13 +23,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-if TYPE_CHECKING:
-    from workbench.frames.source import FrameSource
+SessionLike = Any
+"""A `workbench.session.Session` (the frames layer never imports it: `tests/test_layering.py`)."""
 
 _MODEL_CALLS = ("assistant/message", "assistant/attempt")
 
@@ -54,8 +54,8 @@ SESSION_COLUMNS = {
 class Comparison:
     """The frames of one comparison (module doc) and the two sessions."""
 
-    real: FrameSource
-    counterfactual: FrameSource
+    real: SessionLike
+    counterfactual: SessionLike
     meters: tuple[str, ...]
     timeline: pd.DataFrame
     compactions: pd.DataFrame
@@ -77,13 +77,13 @@ class Comparison:
                 + self.compactions.to_html(index=False, escape=True))
 
 
-def _origin(session: FrameSource) -> np.ndarray:
+def _origin(session: SessionLike) -> np.ndarray:
     origin = getattr(session, "origin", None)
     n = len(session)
     return np.asarray(origin if origin is not None else range(n), dtype=np.int64)[:n]
 
 
-def _timeline(side: str, session: FrameSource, meters: Sequence[str]) -> pd.DataFrame:
+def _timeline(side: str, session: SessionLike, meters: Sequence[str]) -> pd.DataFrame:
     t = session.timeline_df(meters=meters)
     out = pd.DataFrame({"side": pd.array([side] * len(t), dtype="string"),
                         "real_seq": pd.array(_origin(session)[: len(t)], dtype="Int64"),
@@ -93,7 +93,7 @@ def _timeline(side: str, session: FrameSource, meters: Sequence[str]) -> pd.Data
     return out
 
 
-def _citations(session: FrameSource) -> dict[Any, tuple[int, int, int, float | None]]:
+def _citations(session: SessionLike) -> dict[Any, tuple[int, int, int, float | None]]:
     """Per compaction id: (kept, lost, invented, recall) from the citation audit, if present."""
     build = getattr(session, "citations_df", None)
     if build is None:
@@ -108,7 +108,7 @@ def _citations(session: FrameSource) -> dict[Any, tuple[int, int, int, float | N
     return out
 
 
-def _ledger(session: FrameSource) -> dict[Any, int | None]:
+def _ledger(session: SessionLike) -> dict[Any, int | None]:
     """Per compaction id: net tokens (dsh meter) of the cost ledger, if the session has it."""
     build = getattr(session, "ledger_df", None)
     if build is None:
@@ -118,7 +118,7 @@ def _ledger(session: FrameSource) -> dict[Any, int | None]:
             for row in df.to_dict("records")}
 
 
-def _compactions(side: str, session: FrameSource) -> list[dict[str, Any]]:
+def _compactions(side: str, session: SessionLike) -> list[dict[str, Any]]:
     if not len(session):
         return []
     label = getattr(session, "label", "real")
@@ -147,7 +147,7 @@ def _compactions(side: str, session: FrameSource) -> list[dict[str, Any]]:
     return rows
 
 
-def _session_row(side: str, session: FrameSource, compactions: pd.DataFrame) -> dict[str, Any]:
+def _session_row(side: str, session: SessionLike, compactions: pd.DataFrame) -> dict[str, Any]:
     mine = compactions[compactions["side"] == side]
     n = len(session)
     events = session.events
@@ -180,7 +180,7 @@ def _typed(rows: list[dict[str, Any]], columns: dict[str, str]) -> pd.DataFrame:
     return df
 
 
-def comparison(real: FrameSource, cf: FrameSource, *, meters: Sequence[str] = ("dsh",)) -> Comparison:
+def comparison(real: SessionLike, cf: SessionLike, *, meters: Sequence[str] = ("dsh",)) -> Comparison:
     """Compare `real` with the counterfactual `cf` (module doc)."""
     from workbench.frames.meters import check_meters
     names = check_meters(meters)

@@ -26,7 +26,7 @@ from workbench.frames.columns import (EVENT_TYPE, ROLE, SEQ_LIST, SURFACE_OP, TI
                                       Columns, coded, frame)
 
 if TYPE_CHECKING:
-    from workbench.frames.source import FrameSource
+    from workbench.core.analysis import AnalysedLog
 
 SURFACE_STATUS = pd.CategoricalDtype(["current", "shadowed", "log-only", "rejected"])
 """Fold classification of an event at the end of the log (v0 spec §4.7), plus ``rejected``."""
@@ -44,7 +44,7 @@ class EventsSource:
     tokens: np.ndarray
 
 
-def events_source(session: FrameSource) -> EventsSource:
+def events_source(session: AnalysedLog) -> EventsSource:
     """Collect the per-event arrays of a session (index, timeline, prices)."""
     n = len(session)
     surface = session.surface
@@ -137,7 +137,7 @@ EVENT_COLUMNS: Columns = EventIdentity + EventMessage + EventSurface + EventToke
 """Every column of `events_df`, in order."""
 
 
-def events_frame(session: FrameSource, columns: Sequence[Column] = EVENT_COLUMNS) -> pd.DataFrame:
+def events_frame(session: AnalysedLog, columns: Sequence[Column] = EVENT_COLUMNS) -> pd.DataFrame:
     """One row per event with the declared dtypes (an empty log keeps the schema)."""
     n = len(session)
     return frame(columns, events_source(session) if n else None, n)

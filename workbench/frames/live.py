@@ -1,8 +1,9 @@
 """`Session.refresh()`: extend a followed session by what its log appended. Layer: frames.
 
 A followed session (`workbench.load(path, follow=True)`) keeps the loader's pass open
-(`workbench.core.follow.LiveLog`) with the session's one pass riding on it (`frames.source
-.LogPass`: log index, surface timeline fold, usage, model-call attempts). A refresh polls the file
+(`workbench.core.follow.LiveLog`) with the analysed log's one pass riding on it
+(`workbench.core.log_pass.LogPass`: log index, surface timeline fold, usage, model-call
+attempts; `workbench.core.analysis.AnalysedLog.grown` extends what it derived). A refresh polls the file
 once; the loader reads and checks only the appended records, and every stage, the log index
 (growing columns, `core.index_columns`) and the fold continue from their state with each appended event, parsed
 once; nothing of the whole log is copied (the timeline, usage samples and attempts are views of
@@ -21,17 +22,12 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-from workbench.core.compaction.brackets import extend_compactions
+from workbench.core.analysis import AnalysedLog
 from workbench.core.follow import LiveLog
+from workbench.core.log_pass import LogPass
 from workbench.frames.meters import extend_log_prices
-from workbench.frames.source import LogPass, Riding
 from workbench.io.follow import LogTail, newer_generation
 from workbench.io.read import log_path
-
-_DERIVED = ("surface", "compactions", "audit", "quality")
-"""Cached properties of a session rebuilt on first use after the log changed (the compaction
-brackets are extended instead when the log only grew: `extend_derived`)."""
-
 
 @dataclass(frozen=True, slots=True)
 class Refresh:
@@ -51,11 +47,11 @@ class Refresh:
 
 
 class Live:
-    """A followed log and the session pass riding on it."""
+    """A followed log and the one pass riding on it."""
 
-    def __init__(self, log: LiveLog, riding: Riding) -> None:
+    def __init__(self, log: LiveLog, feeding: LogPass) -> None:
         self.log = log
-        self._riding = riding
+        self.feeding = feeding
         self.newer: str | None = None   # a higher generation found beside the log (kept once found)
         self.usage_rows: Any = None     # the timeline frame's usage columns, extended (`frames.timeline`)
 
@@ -64,9 +60,9 @@ class Live:
             self.newer = newer_generation(self.path, session_id)
         return self.newer
 
-    @property
-    def passed(self) -> LogPass | None:
-        return self._riding.passed
+    def analysis(self) -> AnalysedLog:
+        """The analysed log of everything read so far (its pass stays open)."""
+        return AnalysedLog(self.log.log(), self.feeding, follow=True)
 
     @property
     def tail(self) -> LogTail:
@@ -89,50 +85,26 @@ def open_live(path: str | os.PathLike) -> Live:
         raise LogUnreadable(f"{name}: no such file") from exc
     except OSError as exc:
         raise LogUnreadable(f"{name}: cannot be read ({exc.strerror or exc})") from exc
-    riding = Riding(spare=True)
-    live = LiveLog(name, feeders=(riding.start,))
+    feeding = AnalysedLog.pass_for(follow=True)
+    live = LiveLog(name, feeders=(feeding.start,))
     while True:   # a log larger than one poll's read limit takes several
         before = live.tail.consumed
         live.poll(collect=False)
         if live.tail.consumed == before or live.reset is not None:
-            return Live(live, riding)
+            return Live(live, feeding)
 
 
 def forget_derived(session: Any) -> None:
     """Drop what is rebuilt from the log index and timeline on first use."""
-    for name in _DERIVED:
-        session.__dict__.pop(name, None)
+    session.analysis.forget()
     session._frames.clear()
     session.meter_counts.clear()
 
 
-def extend_derived(session: Any, start: int) -> None:
-    """After events `start..` were appended: extend the compaction brackets and the real
-    meters' counts by them; drop the rest of what is derived (rebuilt on first use, from
-    vectorised passes over the extended arrays)."""
-    found = session.__dict__.pop("compactions", None)
-    counts = dict(session.meter_counts)
-    forget_derived(session)
-    session.meter_counts.update(counts)
-    extend_log_prices(session, start)
-    if found is not None:
-        facts = session._pass.facts   # as `Session.compactions` takes them: fed every event
-        if facts is not None and facts.count == len(session):
-            facts.finish()
-        else:
-            facts = None
-        grown = extend_compactions(found, session.events, version=session.version,
-                                   timeline=session.timeline, price=session.price, facts=facts)
-        if grown is not None:
-            session.__dict__["compactions"] = grown
-
-
 def _restart(session: Any, live: Live) -> None:
     session._live = live
-    session.log = live.log.log()
-    session._passed = live.passed
-    session.__dict__.pop("_pass", None)
-    forget_derived(session)
+    session.analysis = live.analysis()
+    session._frames.clear()
 
 
 def refresh(session: Any) -> Refresh:
@@ -151,17 +123,17 @@ def refresh(session: Any) -> Refresh:
         _restart(session, open_live(live.path))
         session.reload_notices.append(notice)
         return Refresh(0, len(session), session.live.tail.pending, True, notice, newer)
+    analysis = session.analysis
     if not poll.count:
         if live.tail.position != before:   # records without events (a header): the log changed
-            session.log = live.log.log()
+            analysis.log = live.log.log()
             forget_derived(session)
         return Refresh(poll.first, 0, poll.pending, newer=newer)
-    session.log = live.log.log()
-    if "_pass" in session.__dict__ and live.passed is not None:
-        session.__dict__["_pass"] = live.passed.finish(session.events, has_times=session.has_times)
-        extend_derived(session, poll.first)
-    else:
-        forget_derived(session)
+    counts = dict(session.meter_counts)
+    session._frames.clear()
+    analysis.grown(live.log.log(), poll.first)
+    session.meter_counts.update(counts)
+    extend_log_prices(session, poll.first)   # the real meters' counts: the appended events only
     return Refresh(poll.first, poll.count, poll.pending, newer=newer)
 
 

@@ -21,7 +21,7 @@ from workbench.core.tokens.meters import get_meter, node_pieces, parse_meter_nam
 from workbench.frames.columns import Column, Columns
 
 if TYPE_CHECKING:
-    from workbench.frames.source import FrameSource
+    from workbench.core.analysis import AnalysedLog
 
 DEFAULT_METERS: tuple[str, ...] = ("dsh",)
 """Meters a frame shows unless told otherwise: the DSH heuristic (exact, fast, offline)."""
@@ -42,7 +42,7 @@ def _getter(key: str):
     return lambda source: source[key]
 
 
-def node_prices(session: FrameSource, meter: str, seqs: Sequence[int]) -> np.ndarray:
+def node_prices(session: AnalysedLog, meter: str, seqs: Sequence[int]) -> np.ndarray:
     """Price of the node events `seqs` by `meter` (0 for events that project to no message)."""
     seqs = np.asarray(seqs, dtype=np.int64)
     if meter == "dsh":
@@ -56,7 +56,7 @@ def node_prices(session: FrameSource, meter: str, seqs: Sequence[int]) -> np.nda
                        count=len(seqs))
 
 
-def log_prices(session: FrameSource, meter: str, *, progress: bool = False) -> np.ndarray:
+def log_prices(session: AnalysedLog, meter: str, *, progress: bool = False) -> np.ndarray:
     """Per-seq node prices of the whole log by `meter` (computed once per session)."""
     if meter == "dsh":
         return np.maximum(session.prices, 0)
@@ -64,7 +64,7 @@ def log_prices(session: FrameSource, meter: str, *, progress: bool = False) -> n
     return session.meter_counts[meter]
 
 
-def fill_log_prices(session: FrameSource, meters: Sequence[str], *, progress: bool = False) -> None:
+def fill_log_prices(session: AnalysedLog, meters: Sequence[str], *, progress: bool = False) -> None:
     """Price the whole log by every real meter of `meters` not yet cached, reading the log's
     message pieces once for all of them."""
     missing = [m for m in dict.fromkeys(meters) if m != "dsh" and m not in session.meter_counts]
@@ -76,7 +76,7 @@ def fill_log_prices(session: FrameSource, meters: Sequence[str], *, progress: bo
             pieces, progress=progress)
 
 
-def extend_log_prices(session: FrameSource, start: int) -> None:
+def extend_log_prices(session: AnalysedLog, start: int) -> None:
     """Extend every real meter's cached counts by the events from `start` on (a followed log
     grew: only the appended events' pieces are read)."""
     n = len(session)

@@ -10,7 +10,6 @@ declared dtypes and the same columns on an empty log.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -18,7 +17,7 @@ import pandas as pd
 
 from workbench.core.compaction.anchors import KINDS
 from workbench.io.reader import paused_gc
-from workbench.core.quality import LedgerRow, Quality, analyse, session_totals
+from workbench.core.quality import LedgerRow, Quality, session_totals
 from workbench.core.quality.citation import STATUSES
 from workbench.core.quality.ledger import SUMMED
 from workbench.errors import InvalidArgument
@@ -26,7 +25,7 @@ from workbench.frames.columns import Column, Columns, empty, frame
 from workbench.frames.meters import check_meters, log_prices
 
 if TYPE_CHECKING:
-    from workbench.frames.source import FrameSource
+    from workbench.core.analysis import AnalysedLog
 
 KIND = pd.CategoricalDtype(list(KINDS))
 """Anchor kinds (`anchors.KINDS`)."""
@@ -154,28 +153,23 @@ def citation_rows(q: Quality) -> list[dict[str, Any]]:
 
 
 class QualityFrames:
-    """The compaction-quality part of `Session` (module doc)."""
+    """The compaction-quality part of `Session` (module doc): frames of its analysed log's
+    `quality` (`workbench.core.analysis.AnalysedLog.quality`)."""
 
-    @cached_property
-    def quality(self: FrameSource) -> Quality:  # type: ignore[misc]
-        """Citations and re-fetches of every compaction (`workbench.core.quality.analyse`)."""
-        return analyse(self.events, version=self.version, timeline=self.timeline,
-                       records=self.compactions.records if len(self) else ())
-
-    def anchors_df(self: FrameSource) -> pd.DataFrame:  # type: ignore[misc]
+    def anchors_df(self: AnalysedLog) -> pd.DataFrame:  # type: ignore[misc]
         """One row per anchor per compaction: kind, text, birth, kept / lost / invented, level."""
         def build() -> pd.DataFrame:
             with paused_gc():
                 return _build(AnchorColumns, anchors_rows(self.quality))
         return self._cached(("anchors",), build)
 
-    def citations_df(self: FrameSource) -> pd.DataFrame:  # type: ignore[misc]
+    def citations_df(self: AnalysedLog) -> pd.DataFrame:  # type: ignore[misc]
         """One row per compaction with a summary: the headline score, recall and precision,
         and kept / lost / invented and recall per kind (sort by ``score``)."""
         return self._cached(("citations",), lambda: _build(CitationColumns, citation_rows(
             self.quality)))
 
-    def lifelines_df(self: FrameSource) -> pd.DataFrame:  # type: ignore[misc]
+    def lifelines_df(self: AnalysedLog) -> pd.DataFrame:  # type: ignore[misc]
         """Every anchor's lifeline: one row per summary of its replacement chain, ``stated``
         while the chain still carries it (a chain ends at the first summary that drops it)."""
         def build() -> pd.DataFrame:
@@ -186,7 +180,7 @@ class QualityFrames:
             return _build(LifelineColumns, rows)
         return self._cached(("lifelines",), build)
 
-    def lifeline(self: FrameSource, text: str) -> pd.DataFrame:  # type: ignore[misc]
+    def lifeline(self: AnalysedLog, text: str) -> pd.DataFrame:  # type: ignore[misc]
         """The lifeline of any text (e.g. ``"src/app.py"``): when it was born, which checkpoint
         hid it and whether each summary of the chain still states it (columns of
         ``lifelines_df``; empty when no node carries it or nothing hid it)."""
@@ -196,7 +190,7 @@ class QualityFrames:
              "compaction_id": _id(s.compaction_id), "replacement_seq": s.replacement_seq,
              "level": s.level, "stated": s.stated} for s in steps])
 
-    def refetch_df(self: FrameSource) -> pd.DataFrame:  # type: ignore[misc]
+    def refetch_df(self: AnalysedLog) -> pd.DataFrame:  # type: ignore[misc]
         """One row per tool call after a compaction that fetches again what it hid."""
         def build() -> pd.DataFrame:
             found = self.quality.refetches
@@ -210,14 +204,14 @@ class QualityFrames:
             return _build(RefetchColumns, rows)
         return self._cached(("refetch",), build)
 
-    def ledger_rows(self: FrameSource, meters: str | Sequence[str] = LEDGER_METERS,  # type: ignore[misc]
+    def ledger_rows(self: AnalysedLog, meters: str | Sequence[str] = LEDGER_METERS,  # type: ignore[misc]
                     prices: Any = None) -> list[LedgerRow]:
         """The core ledger rows (`workbench.core.quality.ledger`)."""
         if not len(self):
             return []
         return self.quality.ledger(self._quality_price, check_meters(meters), prices)
 
-    def ledger_df(self: FrameSource, meters: str | Sequence[str] = LEDGER_METERS,  # type: ignore[misc]
+    def ledger_df(self: AnalysedLog, meters: str | Sequence[str] = LEDGER_METERS,  # type: ignore[misc]
                   prices: Any = None, *, per: str = "compaction") -> pd.DataFrame:
         """The net cost ledger, one row per compaction and meter (``per="session"``: one row
         per meter, the sums). `prices`: a `PriceTable`, a model name or a mapping of
@@ -238,7 +232,7 @@ class QualityFrames:
             raise InvalidArgument(f"per must be 'compaction' or 'session', not {per!r}")
         return self._cached(key, build)
 
-    def _quality_price(self: FrameSource, meter: str, seqs: Sequence[int]  # type: ignore[misc]
+    def _quality_price(self: AnalysedLog, meter: str, seqs: Sequence[int]  # type: ignore[misc]
                        ) -> np.ndarray:
         """Node prices by `meter`: the dsh price array, else the meter's whole-log count
         (computed once per session: the ledger needs most nodes of a compacted log)."""

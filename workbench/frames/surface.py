@@ -25,7 +25,7 @@ from workbench.frames.meters import meter_columns, node_prices
 
 if TYPE_CHECKING:
     from workbench.core.index import LogIndex
-    from workbench.frames.source import FrameSource
+    from workbench.core.analysis import AnalysedLog
 
 REPLACEMENT_KIND = pd.CategoricalDtype(["compaction", "prune", "other"])
 """What made a replacement: a compaction checkpoint, a tool-result prune, anything else
@@ -74,7 +74,7 @@ def surface_columns(meters: Sequence[str]) -> Columns:
     return SurfaceNode + meter_columns(meters, "tokens", "price of the node by the {meter} meter")
 
 
-def surface_frame(session: FrameSource, seq: int, *, meters: Sequence[str] = ("dsh",)
+def surface_frame(session: AnalysedLog, seq: int, *, meters: Sequence[str] = ("dsh",)
                   ) -> pd.DataFrame:
     """The surface after `seq`, one row per node in model order."""
     timeline = session.timeline
@@ -93,7 +93,7 @@ def surface_frame(session: FrameSource, seq: int, *, meters: Sequence[str] = ("d
 
 # -- replacements --------------------------------------------------------------------------------
 
-def _replacement_rows(session: FrameSource) -> dict:
+def _replacement_rows(session: AnalysedLog) -> dict:
     timeline = session.timeline
     prices = np.maximum(session.prices, 0)
     kinds = _replacement_kinds(session)
@@ -119,7 +119,7 @@ def _replacement_rows(session: FrameSource) -> dict:
     return rows
 
 
-def _positions(session: FrameSource) -> dict[int, int]:
+def _positions(session: AnalysedLog) -> dict[int, int]:
     """Start position of each replacement (where the new node landed)."""
     out: dict[int, int] = {}
     timeline = session.timeline
@@ -133,7 +133,7 @@ def _positions(session: FrameSource) -> dict[int, int]:
     return out
 
 
-def _replacement_kinds(session: FrameSource) -> dict[int, tuple[str, str | None]]:
+def _replacement_kinds(session: AnalysedLog) -> dict[int, tuple[str, str | None]]:
     found: dict[int, tuple[str, str | None]] = {}
     comp = session.compactions
     for record in comp.records:
@@ -180,7 +180,7 @@ ReplacementColumns: Columns = (
 """One applied replacement (v0 spec §4.1, §5.10)."""
 
 
-def replacements_frame(session: FrameSource) -> pd.DataFrame:
+def replacements_frame(session: AnalysedLog) -> pd.DataFrame:
     rows = _replacement_rows(session) if len(session) else None
     n = len(rows["seq"]) if rows else 0
     if rows is not None:
@@ -212,7 +212,7 @@ ShadowColumns: Columns = (
 """One shadowed node (removed from the surface by a replacement)."""
 
 
-def shadow_frame(session: FrameSource) -> pd.DataFrame:
+def shadow_frame(session: AnalysedLog) -> pd.DataFrame:
     if not len(session):
         return frame(ShadowColumns, None, 0)
     by = session.surface.shadowed_by

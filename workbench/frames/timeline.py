@@ -27,7 +27,7 @@ from workbench.frames.meters import (
     DEFAULT_METERS, check_meters, fill_log_prices, log_prices, meter_columns)
 
 if TYPE_CHECKING:
-    from workbench.frames.source import FrameSource
+    from workbench.core.analysis import AnalysedLog
 
 SURFACE_CHANGE = pd.CategoricalDtype(["append", "replace", "rejected"])
 """What the event did to the surface; NA when nothing (log-only events)."""
@@ -40,7 +40,7 @@ _USAGE_FIELDS = ("input_tokens", "cache_read_tokens", "cache_write_tokens", "out
                  "reasoning_tokens", "total_tokens")
 
 
-def _change(session: FrameSource) -> pd.Categorical:
+def _change(session: AnalysedLog) -> pd.Categorical:
     s = session.surface
     codes = np.full(len(session), -1, dtype=np.int8)
     codes[s.node] = 0
@@ -113,7 +113,7 @@ class UsageRows:
         return out
 
 
-def _usage(session: FrameSource) -> dict[str, object]:
+def _usage(session: AnalysedLog) -> dict[str, object]:
     live = getattr(session, "live", None)
     rows = getattr(live, "usage_rows", None) if live is not None else None
     if rows is None:
@@ -165,7 +165,7 @@ def timeline_columns(meters: Sequence[str]) -> Columns:
         + TimelineUsage
 
 
-def timeline_frame(session: FrameSource, *, meters: Sequence[str] = DEFAULT_METERS,
+def timeline_frame(session: AnalysedLog, *, meters: Sequence[str] = DEFAULT_METERS,
                    progress: bool = False) -> pd.DataFrame:
     meters = check_meters(meters)
     n = len(session)

@@ -20,7 +20,7 @@ from workbench.core.tool_facts import ANSWERED, as_int
 from workbench.frames.columns import DURATION, TIME, Column, Columns, frame
 
 if TYPE_CHECKING:
-    from workbench.frames.source import FrameSource
+    from workbench.core.analysis import AnalysedLog
 
 END_REASON = pd.CategoricalDtype(["completed", "aborted", "blocked", "error", "max-tokens",
                                   "interrupted", "forked"])
@@ -68,7 +68,7 @@ def _data(event: Any) -> dict:
     return data if isinstance(data, dict) else {}
 
 
-def turns_frame(session: FrameSource) -> pd.DataFrame:
+def turns_frame(session: AnalysedLog) -> pd.DataFrame:
     """One row per `turn/start`, in log order."""
     n = len(session)
     scan = session.index

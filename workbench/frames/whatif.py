@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from workbench.core.whatif import Policy, WhatIfError, replay_policy
 from workbench.core.whatif.edits import compact, replace_summary
@@ -22,8 +22,8 @@ from workbench.core.whatif.replay import Replay
 from workbench.core.whatif.summarizers import resolve
 from workbench.io.jsjson import stringify
 
-if TYPE_CHECKING:
-    from workbench.frames.source import FrameSource
+SessionLike = Any
+"""A `workbench.session.Session` (the frames layer never imports it: `tests/test_layering.py`)."""
 
 
 def log_bytes(header: Mapping[str, Any] | None, events: Sequence[Mapping[str, Any]]) -> bytes:
@@ -32,7 +32,7 @@ def log_bytes(header: Mapping[str, Any] | None, events: Sequence[Mapping[str, An
     return ("\n".join(lines) + "\n").encode("utf-8", "surrogatepass")
 
 
-def write_session(session: FrameSource, path: str | os.PathLike) -> str:
+def write_session(session: SessionLike, path: str | os.PathLike) -> str:
     """Write `session`'s log to `path` (raw JSONL; Zstandard when the name ends in ``.zstd``).
 
     Refuses to write over the file the session (or the session it branched from) was read from."""
@@ -53,7 +53,7 @@ def write_session(session: FrameSource, path: str | os.PathLike) -> str:
     return target
 
 
-def _session(real: FrameSource, replay: Replay, label: str) -> FrameSource:
+def _session(real: SessionLike, replay: Replay, label: str) -> SessionLike:
     from workbench.core.load import load_bytes
     data = log_bytes(real.log.header, replay.out)
     name = f"whatif[{label}]:{os.path.basename(real.path)}"
@@ -70,7 +70,7 @@ def _session(real: FrameSource, replay: Replay, label: str) -> FrameSource:
 class WhatIf:
     """Counterfactuals of one real session (`session.whatif`; module doc)."""
 
-    def __init__(self, session: FrameSource) -> None:
+    def __init__(self, session: SessionLike) -> None:
         self.session = session
 
     def _events(self) -> tuple[Sequence[Mapping[str, Any]], Mapping[str, Any]]:
@@ -81,14 +81,14 @@ class WhatIf:
             raise WhatIfError(f"what-if needs a clean log; this one is {s.verdict}")
         return s.events, s.log.header
 
-    def replace_summary(self, compaction_id: str, text: str, *, label: str = "replaced") -> FrameSource:
+    def replace_summary(self, compaction_id: str, text: str, *, label: str = "replaced") -> SessionLike:
         """The same bracket and range with another summary text."""
         events, header = self._events()
         return _session(self.session, replace_summary(events, header, compaction_id, text,
                                                       label=label), label)
 
     def compact(self, at: int, first: int | None = None, last: int | None = None, *,
-                summary: Any = "mask", retain_tokens: int = 0) -> FrameSource:
+                summary: Any = "mask", retain_tokens: int = 0) -> SessionLike:
         """A compaction right after seq `at` over first..last (default: DSH's own range with
         `retain_tokens`); `summary` is a text, a callable or a baseline name."""
         events, header = self._events()
@@ -102,7 +102,7 @@ class WhatIf:
                                               summary=fn, label=label,
                                               retain_tokens=retain_tokens), label)
 
-    def policy(self, *, summarizer: Any = "logged", **settings: Any) -> FrameSource:
+    def policy(self, *, summarizer: Any = "logged", **settings: Any) -> SessionLike:
         """DSH's automatic compaction replayed with other settings (`Policy` fields:
         context_window, threshold_ratio, retain_tokens, retain_ratio, headroom_tokens,
         max_tokens, compaction_retries, pruner)."""

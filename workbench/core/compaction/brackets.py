@@ -211,12 +211,12 @@ def compactions(events: Sequence[Mapping[str, Any]], *, version: int,
                 facts: EventFacts | None = None) -> Compactions:
     """Reconstruct every compaction attempt and prune of a seq-indexed log (module doc).
 
-    Without `timeline` and `price`, the log is folded once here (`ride.fold_compactions`): the
+    Without `timeline` and `price`, the log is folded once here (`log_pass.fold_compactions`): the
     one pass also prices every event and collects what the audit reads (`Compactions.facts`). A
-    caller with its own pass over the log collects them there (`ride.AuditRide`, or
+    caller with its own pass over the log collects them there (`log_pass.LogPass`, or
     `EventFacts.growing` fed every event in order, then `facts.finish()`) and passes `facts`."""
     if timeline is None and price is None:
-        from workbench.core.compaction.ride import fold_compactions
+        from workbench.core.log_pass import fold_compactions
         return fold_compactions(events, version=version)
     if timeline is None:
         timeline = SurfaceTimeline(events, version=version)
@@ -264,13 +264,3 @@ def extend_compactions(found: Compactions, events: Sequence[Mapping[str, Any]], 
     prunes = found.prunes[:settled] + tuple(
         prune_record(p, r, events, timeline, price, version) for p, r in scan.prunes[settled:])
     return Compactions(records, prunes, timeline, price, facts, scan)
-
-
-def recorded_prices(prices: Sequence[int], events: Sequence[Mapping[str, Any]],
-              version: int) -> Callable[[int], int]:
-    """Price by seq: recorded ones by index, any other (an unfinished pass) computed."""
-    fallback = price_cache(events, version=version)
-
-    def price(seq: int) -> int:
-        return prices[seq] if 0 <= seq < len(prices) else fallback(seq)
-    return price

@@ -3,7 +3,7 @@
 The audit (`workbench.core.compaction.audit`) checks each attempt against the surface around its
 checkpoint, the nodes it hid and the two model requests around it. Everything it needs from an
 event is a small pure function of that one event, so an `EventFacts` is fed events in seq order
-(during the log's one pass, `ride.AuditRide`, or in a pass over the planned seqs,
+(during the log's one pass, `core.log_pass.LogPass`, or in a pass over the planned seqs,
 `sweep.AuditFacts`) and keeps only:
 
 * `delta[seq]` — the node's change of open tool calls (`pairing.event_delta`);
@@ -22,7 +22,7 @@ event is a small pure function of that one event, so an `EventFacts` is fed even
   bracket scan and the v0 invariant act on (`MARKED_TYPES`, and replacing user messages and tool
   results) and those events themselves but the step boundaries (a few per attempt and turn), so
   neither reads the log again; `attempts` — the model attempts when the same pass found them
-  (v0, `ride.AuditRide`).
+  (v0, `core.log_pass.LogPass`).
 
 An `image/offload` projection only marks image blocks `offloaded` (v4 §4.8) and the probe reads no
 image, so a projected message has the facts of the message it projects.
@@ -74,7 +74,7 @@ class EventFacts:
         self._ids = array("I")
         self._lines = LineFacts()
         self.attempts: list[Any] | None = None
-        """Model attempts found during the same pass (`ride.AuditRide`, v0), if any."""
+        """Model attempts found during the same pass (`core.log_pass.LogPass`, v0), if any."""
         self.marked: list[int] = []
         self.kept: dict[int, Mapping[str, Any]] = {}
         self.complete = False
@@ -83,7 +83,7 @@ class EventFacts:
     @classmethod
     def growing(cls, events: Sequence[Mapping[str, Any]], *, version: int,
                 texts: bool, texts_before: int | None = None) -> EventFacts:
-        """Facts fed in one in-order pass (`ride.AuditRide`, `frames.source.LogPass`):
+        """Facts fed in one in-order pass (`core.log_pass.LogPass`):
         `events` is the log or the store as it grows, each event is fed once in seq order
         (arrays grow with it); `texts` keeps the probe facts of the messages before seq
         `texts_before` (None: of every message)."""

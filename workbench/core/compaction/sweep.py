@@ -8,7 +8,7 @@ re-prices every message. Every one of those reads is a pure function of one even
 (`eventfacts.EventFacts`), so:
 
 * when the audit folds the log itself (`brackets.compactions`) the facts
-  ride on the fold's own pass (`ride.fold_compactions`): no other pass;
+  ride on the fold's own pass (`log_pass.fold_compactions`): no other pass;
 * otherwise `AuditPlan` lists the seqs the checks need and `AuditFacts.read` reads them once in
   seq order (`workbench.io.payloads.read_events`).
 

@@ -119,7 +119,7 @@ class FactReader:
         return facts
 
     def feed(self, seq: int, event: Any) -> None:
-        """Read the facts of the event at `seq` (each seq once; `read` and `ride.AuditRide`)."""
+        """Read the facts of the event at `seq` (each seq once; `read` and `core.log_pass.LogPass`)."""
         facts = self.facts
         if not isinstance(event, dict):
             facts.anchors[seq] = ()

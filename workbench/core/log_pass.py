@@ -1,0 +1,220 @@
+"""The one pass over a log's events: every consumer fed once per event. Layer: core.
+
+`LogPass.start` is a `workbench.core.load.Feeder`: the loader feeds it every event once, in seq
+order, as it scans the log, and it hands each one on to
+
+* the log index (`workbench.core.index.LogIndexBuilder`, which also prices the node), the
+  provider usage collector (`core.tokens.usage`) and the model-call attempt collector
+  (`core.requests.AttemptCollector`) when `index` is set (what frames and views read); without
+  it only the node price (`heuristic.node_price`), and v0 attempts (the audit needs them and
+  they need every chunk in order; v4 attempts are found from the store's type index later);
+* the compaction audit's per-seq facts (`eventfacts.EventFacts`, given that price), with the
+  lost-fact probe's text facts of the messages before `texts` (0: none, None: every message);
+* with `quality`, the compaction-quality node facts (`core.quality.facts.FactReader`: anchors,
+  tool calls, answered calls) and the log's schema words.
+
+Beside it runs the load's own fold (the surface timeline's `core.timeline.TimelineBuilder`,
+which the loader feeds first and hands to `start`). So a log is parsed once for the load and
+everything `workbench.core.analysis.AnalysedLog` computes from it. `run` makes the same pass,
+and the fold, over events loaded without it; `finish` is repeatable (a followed log feeds more
+events afterwards).
+
+Anchors depend on the schema words of every header: a node read before a header that brought
+new tool words is read again at `finish` (by index; in DSH logs the tools are advertised before
+the messages, so that is the few messages before the first header).
+
+`fold_compactions(events, version=)` is `brackets.compactions` without a timeline: this pass
+over the events, with no index and no quality facts, and the probe texts only of the messages
+before the last `compaction/summary` (no later one can be hidden by an attempt).
+"""
+from __future__ import annotations
+
+import copy
+from array import array
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from workbench.core.compaction.brackets import Compactions, compactions, price_cache
+from workbench.core.compaction.eventfacts import MARKED_TYPES, EventFacts
+from workbench.core.index import LogIndex, LogIndexBuilder
+from workbench.core.prefix import Prefix
+from workbench.core.quality.facts import FactReader, SchemaWords
+from workbench.core.requests import Attempt, AttemptCollector
+from workbench.core.timeline import SurfaceTimeline, TimelineBuilder
+from workbench.core.tokens.heuristic import message_types, node_price
+from workbench.core.tokens.usage import USAGE_TYPES, UsageCollector, UsageSample
+from workbench.io.generations import nested_streams, rules_for
+from workbench.io.payloads import seqs_of_type
+
+
+@dataclass(frozen=True, slots=True)
+class Passed:
+    """What one `LogPass` found so far. `index`, `usage` and `attempts` are None when the pass
+    was made without `index` (v0 attempts are always there); `prices` is the node price by seq
+    (-1 for a log-only type: the index's column, or the pass's own array without an index)."""
+
+    count: int
+    timeline: SurfaceTimeline
+    facts: EventFacts
+    prices: Sequence[int]
+    index: LogIndex | None = None
+    usage: Sequence[UsageSample] | None = None
+    attempts: Sequence[Attempt] | None = None
+    reader: FactReader | None = None
+
+
+class LogPass:
+    """The one pass over a log (module doc): made with what it feeds, started by the loader."""
+
+    def __init__(self, *, index: bool = True, texts: int | None = 0, quality: bool = False,
+                 spare: bool = False) -> None:
+        self.wants: dict[str, Any] = {"index": index, "texts": texts, "quality": quality}
+        """What the pass feeds (the constructor's arguments but `spare`)."""
+        self.index = index
+        self.texts = texts
+        """Seqs below which the probe's text facts are kept (0: none, None: every message)."""
+        self.quality = quality
+        self.spare = spare   # a followed log: the index's columns keep room to grow
+        self.version = 0
+        self.count = 0
+        self.started = False
+        self.fold: TimelineBuilder | None = None
+        self.facts: EventFacts | None = None
+        self.reader: FactReader | None = None
+        self._indexer: LogIndexBuilder | None = None
+        self._usage: UsageCollector | None = None
+        self._collector: AttemptCollector | None = None
+        self._found: list[Attempt] = []
+        self._prices = array("q")
+        self._schema = SchemaWords()
+        self._stale_before = 0
+
+    def start(self, version: int, events: Sequence[Mapping[str, Any]], fold: TimelineBuilder
+              ) -> Callable[[Mapping[str, Any]], None]:
+        v = self.version = rules_for(version)   # the loader's generation (0, 3 or 4)
+        self.fold, self.started = fold, True
+        texts = self.texts
+        facts = self.facts = EventFacts.growing(events, version=v, texts=texts != 0,
+                                                texts_before=texts)
+        reader = self.reader = FactReader(events, frozenset()) if self.quality else None
+        read = reader.feed if reader is not None else None
+        wants_attempts = self.index or not nested_streams(v)
+        collector = self._collector = AttemptCollector(version=v) if wants_attempts else None
+        attempt_types = collector.types if collector is not None else frozenset()
+        attempt = collector.feed if collector is not None else None
+        found = self._found
+        usage_types: frozenset[str] | set[str] = frozenset()
+        use: Any = None
+        if self.index:
+            indexer = self._indexer = LogIndexBuilder(version=v, spare=self.spare)
+            price_of: Callable[[Any, Any], int] = lambda event, kind: indexer.feed(event)  # noqa: E731
+            self._usage = UsageCollector(version=v)
+            use, usage_types = self._usage.feed, USAGE_TYPES
+        else:
+            priced_types, price_ = message_types(v), self._prices.append
+
+            def price_of(event: Any, kind: Any) -> int:
+                price = node_price(event, version=v) if kind in priced_types else -1
+                price_(price)
+                return price
+        node_types = facts.node_types
+        node, header, mark, grow = facts.node, facts.header, facts.mark, facts._grow
+        texts_before = facts.texts_before
+        seq = 0
+
+        def feed(event: Mapping[str, Any]) -> None:
+            nonlocal seq
+            kind = event.get("type") if type(event) is dict else None
+            price = price_of(event, kind)
+            grow(seq + 1)
+            if kind in node_types:
+                node(seq, event, text=seq < texts_before, price=price if price >= 0 else None)
+                if read is not None:
+                    read(seq, event)
+            elif kind == "request/header":
+                header(seq, event)
+                if read is not None:
+                    self._header(seq, event)
+            elif kind in MARKED_TYPES:
+                mark(seq, event, kind)
+            if kind in attempt_types:
+                found.extend(attempt(seq, event))  # type: ignore[misc]
+            if kind in usage_types:
+                use(event)
+            seq += 1
+            self.count = seq
+        return feed
+
+    def _header(self, seq: int, event: Mapping[str, Any]) -> None:
+        schema, reader = self._schema, self.reader
+        schema.feed(event)
+        words = schema.words
+        if reader is not None and words != reader.stop:
+            reader.stop = words
+            reader.clear_memo()
+            self._stale_before = seq
+
+    @classmethod
+    def run(cls, events: Sequence[Mapping[str, Any]], *, version: int, **wants: Any) -> LogPass:
+        """The pass (`wants`: as the constructor's) and its fold over `events`, in order through
+        the sequence's own iterator (a lazily parsed store reads ahead in large windows there;
+        `zip` stops at `len(events)` first)."""
+        done = cls(**wants)
+        fold = TimelineBuilder(events, version=version)
+        fold_, feed = fold.feed, done.start(version, events, fold)
+        for _index, event in zip(range(len(events)), events):
+            fold_(event)
+            feed(event)
+        return done
+
+    def finish(self, events: Sequence[Mapping[str, Any]], *, has_times: bool = True) -> Passed:
+        """What the pass found so far (module doc). Repeatable: the open model-call attempt is
+        closed on a copy of the collector; the facts are marked complete when the pass saw
+        every event of `events`."""
+        facts, fold = self.facts, self.fold
+        assert facts is not None and fold is not None, "the pass was never started"
+        facts.finish()
+        attempts = None
+        collector = self._collector
+        if collector is not None:
+            attempts = Prefix(self._found, extra=copy.deepcopy(collector).finish())
+            if not self.index and facts.attempts is None:   # v0, for the audit (`audit_events`)
+                facts.attempts = sorted(attempts, key=lambda a: a.before)
+        reader = self.reader
+        if reader is not None and self._stale_before:
+            stale = [s for s in reader.facts.anchors if s < self._stale_before]
+            reader.forget(stale)
+            reader.read(stale)
+            self._stale_before = 0
+        index = prices = None
+        if self._indexer is not None:
+            index = self._indexer.finish(has_times=has_times)
+            prices = index.price
+        return Passed(self.count, fold.finish(events), facts,
+                      self._prices if prices is None else prices, index,
+                      None if self._usage is None else self._usage.samples(), attempts, reader)
+
+
+def fold_compactions(events: Sequence[Mapping[str, Any]], *, version: int) -> Compactions:
+    """Every compaction attempt and prune of `events`, folded in one direct pass (module doc)."""
+    summaries = seqs_of_type(events, ("compaction/summary",))
+    done = LogPass.run(events, version=version, index=False,
+                       texts=summaries[-1] if summaries else 0)
+    if done.count != len(events):   # the iteration stopped early: prices computed when asked
+        assert done.fold is not None
+        return compactions(events, version=version, timeline=done.fold.finish(events),
+                           price=price_cache(events, version=version))
+    passed = done.finish(events)
+    return compactions(events, version=version, timeline=passed.timeline,
+                       price=clamped(passed.prices), facts=passed.facts)
+
+
+def clamped(prices: Any) -> Callable[[int], int]:
+    """`price(seq)` of a per-seq price array (-1 for log-only types reads 0)."""
+    item = prices.item if hasattr(prices, "item") else prices.__getitem__
+
+    def price(seq: int) -> int:
+        value = item(seq)
+        return value if value > 0 else 0
+    return price
