@@ -77,7 +77,6 @@ class LogPass:
         self.quality = quality
         self.spare = spare   # a followed log: the index's columns keep room to grow
         self.version = 0
-        self.count = 0
         self.started = False
         self.fold: TimelineBuilder | None = None
         self.facts: EventFacts | None = None
@@ -108,13 +107,14 @@ class LogPass:
         use: Any = None
         if self.index:
             indexer = self._indexer = LogIndexBuilder(version=v, spare=self.spare)
-            price_of: Callable[[Any, Any], int] = lambda event, kind: indexer.feed(event)  # noqa: E731
+            price_of: Callable[[Any], int] = indexer.feed
             self._usage = UsageCollector(version=v)
             use, usage_types = self._usage.feed, USAGE_TYPES
         else:
             priced_types, price_ = message_types(v), self._prices.append
 
-            def price_of(event: Any, kind: Any) -> int:
+            def price_of(event: Any) -> int:
+                kind = event.get("type") if type(event) is dict else None
                 price = node_price(event, version=v) if kind in priced_types else -1
                 price_(price)
                 return price
@@ -126,7 +126,7 @@ class LogPass:
         def feed(event: Mapping[str, Any]) -> None:
             nonlocal seq
             kind = event.get("type") if type(event) is dict else None
-            price = price_of(event, kind)
+            price = price_of(event)
             grow(seq + 1)
             if kind in node_types:
                 node(seq, event, text=seq < texts_before, price=price if price >= 0 else None)
@@ -143,8 +143,12 @@ class LogPass:
             if kind in usage_types:
                 use(event)
             seq += 1
-            self.count = seq
         return feed
+
+    @property
+    def count(self) -> int:
+        """Events fed so far."""
+        return self.facts.count if self.facts is not None else 0
 
     def _header(self, seq: int, event: Mapping[str, Any]) -> None:
         schema, reader = self._schema, self.reader
