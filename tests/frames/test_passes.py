@@ -106,7 +106,7 @@ def test_the_first_widget_reads_the_session_arrays_not_the_events_frame(path: Pa
     assert [data.preview[s] for s in range(len(session))] == frame["preview"].fillna("").tolist()
     assert list(data.status) == frame["surface_status"].astype(object).tolist()
     assert data.shadowed_by.tolist() == frame["shadowed_by"].fillna(-1).astype(int).tolist()
-    assert data.tokens.tolist() == frame["tokens"].fillna(0).astype(int).tolist()
+    assert [data.tokens[s] for s in range(len(session))] == frame["tokens"].fillna(0).astype(int).tolist()
     found = data.navigator.matches(event_type="tool/result")
     assert found.tolist() == frame.index[frame["type"] == "tool/result"].tolist()
 

@@ -1,6 +1,8 @@
 """Figure builders work without widgets, thin large series, and keep log text as text."""
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
 import numpy as np
 import pandas as pd
 import pytest
@@ -130,3 +132,16 @@ def test_bracket_chart_of_many_attempts_stays_a_few_traces(bracket_rows):
 def test_spec_status_names_map_to_view_names(status, shown):
     frame = _brackets().iloc[:1].assign(status=pd.array([status], dtype="string"))
     assert bracket_chart_figure(frame).data[0].line.color == STATUS_COLORS[shown]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 10**7), min_size=1, max_size=60),
+       st.lists(st.floats(-5, 70, allow_nan=False), min_size=1, max_size=40))
+def test_seq_times_is_interp_over_every_seq(steps: list[int], seqs: list[float]) -> None:
+    """The time axis maps a seq (band edges sit at half seqs, a cursor past the log's end) to
+    the time `np.interp` over every seq gives, bit for bit, without an array per seq."""
+    from workbench.views.figure_panel import seq_times
+    times = np.cumsum(np.asarray(steps, dtype=np.int64)) + 1_700_000_000_000
+    x = np.asarray(seqs, dtype=np.float64)
+    expected = np.interp(x, np.arange(len(times)), times.astype(np.float64))
+    assert np.array_equal(seq_times(x, times), expected)

@@ -10,7 +10,8 @@ source kind and id, a preview (`workbench.core.preview`), the DSH heuristic node
 message or attempt (request timing). The frames and the views read these columns.
 
 Storage is compact, because the index lives as long as the session: numbers are int64 arrays
-with a missing-mask (`MaskedInts`), small vocabularies (type, role, source kind) are int32
+with a missing-mask (`MaskedInts`; a missing time holds int64 min, NumPy's NaT, so the frames
+read the column as datetime64 without a copy), small vocabularies (type, role, source kind) are int32
 codes (`Vocab`), seq lists are one flat array plus offsets (the Arrow list layout), and
 previews and message ids are UTF-8 buffers plus offsets (`Texts`; the frames layer hands them
 to Arrow without a copy). Stream starts are two arrays (seq, time) for the events that have one.
@@ -95,10 +96,7 @@ class LogIndex:
     tools: ToolFacts
     stream_seqs: np.ndarray         # int64 ascending: v4 assistant message/attempt seqs ...
     stream_times: np.ndarray        # int64: ... and the time of their first stream record
-
-    @property
-    def seq(self) -> np.ndarray:
-        return np.arange(self.n, dtype=np.int64)
+    seq: np.ndarray                 # int64 0..n-1, one array every frame's seq column shares
 
     @property
     def replace_start(self) -> MaskedInts:
@@ -312,7 +310,8 @@ class LogIndexBuilder:
             if name in _MASKED:
                 mask = values == _NONE
                 self._masks[name].extend(mask)
-                values[mask] = 0   # in place: the column keeps the fed buffer, as the others do
+                if name != "_time":   # a missing time keeps int64 min: NaT as datetime64
+                    values[mask] = 0   # in place: the column keeps the fed buffer
             self._grown[name].extend(values)
             del values
             if self._spare:
@@ -335,7 +334,7 @@ class LogIndexBuilder:
         self._move()
         g, m = {k: v.view() for k, v in self._grown.items()}, {k: v.view() for k, v in self._masks.items()}
         time = MaskedInts(g["_time"], m["_time"]) if has_times else MaskedInts(
-            np.zeros(n, np.int64), np.ones(n, dtype=bool))
+            np.full(n, _NONE, np.int64), np.ones(n, dtype=bool))
 
         def masked(name: str) -> MaskedInts:
             return MaskedInts(g[name], m[name])
@@ -353,7 +352,8 @@ class LogIndexBuilder:
             g["_offsets"], g["_values"],
             self._present_col.view(), g["_price"], self._message_id.texts(),
             self._preview.texts(), self._tools.facts(),
-            np.array(self._stream_seq, dtype=np.int64), np.array(self._stream_time, dtype=np.int64))
+            np.array(self._stream_seq, dtype=np.int64), np.array(self._stream_time, dtype=np.int64),
+            np.arange(n, dtype=np.int64))
 
 
 def _int_or_none(value: Any) -> int:

@@ -233,13 +233,25 @@ def seq_list_array(values: Any) -> pa.Array:
 
 
 def time_array(values: Any) -> pd.arrays.DatetimeArray:
-    """Epoch-ms ints (None = unknown) as ``datetime64[ms, UTC]``."""
+    """Epoch-ms ints (None = unknown) as ``datetime64[ms, UTC]``. A masked int64 pair whose
+    missing cells already hold int64 min (NaT), such as the log index's time column, is read
+    as it is (no copy)."""
     if isinstance(values, np.ndarray) and values.dtype.kind == "M":
         ms = values.astype("datetime64[ms]")
+    elif _nat_masked(values):
+        ms = values.values.view("datetime64[ms]")
     else:
         ints = int_array(values)
-        ms = ints.to_numpy(dtype=np.int64, na_value=np.iinfo(np.int64).min).view("datetime64[ms]")
-    return pd.array(ms, dtype="datetime64[ms]").tz_localize("UTC")
+        ms = ints.to_numpy(dtype=np.int64, na_value=INT64_MIN).view("datetime64[ms]")
+    return pd.arrays.DatetimeArray._simple_new(ms, dtype=TIME)
+
+
+def _nat_masked(values: Any) -> bool:
+    """A (values, mask) pair of int64 whose masked cells are int64 min and no others are."""
+    data, mask = getattr(values, "values", None), getattr(values, "mask", None)
+    if not (isinstance(data, np.ndarray) and data.dtype == np.int64 and isinstance(mask, np.ndarray)):
+        return False
+    return bool(np.array_equal(data == INT64_MIN, mask))
 
 
 def _duration_array(values: Any) -> Any:

@@ -22,11 +22,12 @@ import pyarrow as pa
 
 from workbench.core.index import LogIndex
 from workbench.core.index_columns import MaskedInts
-from workbench.frames.columns import (EVENT_TYPE, ROLE, SEQ_LIST, SURFACE_OP, TIME, Column,
-                                      Columns, coded, frame)
+from workbench.frames.columns import (EVENT_TYPE, INT64_MIN, ROLE, SEQ_LIST, SURFACE_OP, TIME,
+                                      Column, Columns, coded, frame)
 
 if TYPE_CHECKING:
     from workbench.core.analysis import AnalysedLog
+    from workbench.core.surface_arrays import SurfaceArrays
 
 SURFACE_STATUS = pd.CategoricalDtype(["current", "shadowed", "log-only", "rejected"])
 """Fold classification of an event at the end of the log (v0 spec §4.7), plus ``rejected``."""
@@ -44,14 +45,21 @@ class EventsSource:
     tokens: np.ndarray
 
 
+def surface_status_codes(surface: SurfaceArrays) -> np.ndarray:
+    """int8 codes into `SURFACE_STATUS` per seq: a node of the final surface, a node a
+    replacement shadowed, a log-only event, an event the fold rejected."""
+    status = np.full(len(surface.node), 2, dtype=np.int8)
+    status[surface.node] = 0
+    status[surface.shadowed_by >= 0] = 1
+    status[surface.rejected] = 3
+    return status
+
+
 def events_source(session: AnalysedLog) -> EventsSource:
     """Collect the per-event arrays of a session (index, timeline, prices)."""
     n = len(session)
     surface = session.surface
-    status = np.full(n, 2, dtype=np.int8)
-    status[surface.node] = 0
-    status[surface.shadowed_by >= 0] = 1
-    status[surface.rejected] = 3
+    status = surface_status_codes(surface)
     position = np.full(n, -1, dtype=np.int64)
     final = np.asarray(surface.final_nodes, dtype=np.int64)
     position[final] = np.arange(len(final), dtype=np.int64)
@@ -59,7 +67,9 @@ def events_source(session: AnalysedLog) -> EventsSource:
 
 
 def _masked(values: np.ndarray) -> pd.arrays.IntegerArray:
-    return pd.arrays.IntegerArray(np.where(values < 0, 0, values), values < 0)
+    """Int64 of a per-seq array whose negative cells are missing (the array is shared, not
+    copied: an Int64 cell under its mask holds no value)."""
+    return pd.arrays.IntegerArray(values, values < 0)
 
 
 def _source_lists(index: LogIndex) -> pa.Array:
@@ -73,8 +83,11 @@ def _source_lists(index: LogIndex) -> pa.Array:
 def _shadowed_at(src: EventsSource) -> MaskedInts:
     by = src.shadowed_by
     hidden = by >= 0
-    at = src.index.time.take(np.where(hidden, by, 0))
-    return MaskedInts(at.values, at.mask | ~hidden)
+    time = src.index.time
+    at = np.where(hidden, by, 0)
+    values, mask = time.values[at], time.mask[at] | ~hidden
+    values[mask] = INT64_MIN   # NaT: `time_array` reads it without another copy
+    return MaskedInts(values, mask)
 
 
 EventIdentity: Columns = (

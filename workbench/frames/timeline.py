@@ -92,21 +92,24 @@ class UsageRows:
         return self
 
     def columns(self, n: int) -> dict[str, object]:
-        """Per-seq columns of a log of `n` events (missing where no sample was settled)."""
+        """Per-seq columns of a log of `n` events (missing where no sample was settled; the
+        columns missing exactly there share one mask)."""
         count = self.count
         seqs = self._seq[:count]
         out: dict[str, object] = {}
+        unsampled = np.ones(n, dtype=bool)
+        unsampled[seqs] = False
         for k, name in enumerate(_USAGE_FIELDS):
             data = np.zeros(n, dtype=np.int64)
-            mask = np.ones(n, dtype=bool)
             data[seqs] = self._values[k, :count]
-            mask[seqs] = self._mask[k, :count]
+            mask = unsampled
+            if self._mask[k, :count].any():
+                mask = unsampled.copy()
+                mask[seqs] = self._mask[k, :count]
             out[name] = pd.arrays.IntegerArray(data, mask)
         counted = np.zeros(n, dtype=bool)
-        missing = np.ones(n, dtype=bool)
         counted[seqs] = self._counted[:count]
-        missing[seqs] = False
-        out["counted"] = pd.arrays.BooleanArray(counted, missing)
+        out["counted"] = pd.arrays.BooleanArray(counted, unsampled)
         codes = np.full(n, -1, dtype=np.int8)
         codes[seqs] = self._source[:count]
         out["source"] = pd.Categorical.from_codes(codes, dtype=USAGE_SOURCE)
@@ -124,7 +127,7 @@ def _usage(session: AnalysedLog) -> dict[str, object]:
 
 
 TimelineBase: Columns = (
-    Column("seq", "Int64", lambda s: np.arange(s["n"], dtype=np.int64), "the event"),
+    Column("seq", "Int64", lambda s: s["scan"].seq, "the event"),
     Column("time", TIME, lambda s: s["scan"].time, "its time"),
     Column("type", EVENT_TYPE,
            lambda s: coded(s["scan"].type_codes, s["scan"].types.values, EVENT_TYPE), "its type"),

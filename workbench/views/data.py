@@ -27,6 +27,7 @@ from workbench.core.compaction.framing import checkpoint_body
 from workbench.core.index_columns import Texts
 from workbench.errors import InternalError
 from workbench.frames.columns import safe_text
+from workbench.frames.events import surface_status_codes
 from workbench.views.bracket_rows import Bracket, bracket_frame
 from workbench.views.html import Checkpoint
 from workbench.views.navigation import Navigator, seq_array
@@ -114,14 +115,8 @@ def thaw() -> None:
         gc.collect()
 
 
-_STATUS = np.array(["current", "shadowed", "log-only", "rejected"], dtype=object)
+_STATUS = ("current", "shadowed", "log-only", "rejected")
 """`surface_status` names by code (the events frame's categories, in order)."""
-
-
-def _decode(codes: np.ndarray, vocab: Sequence[str]) -> np.ndarray:
-    """Object array of the vocabulary strings by code (-1: None), as the frames spell them."""
-    table = np.array([*(safe_text(v) for v in vocab), None], dtype=object)
-    return table[np.where(codes < 0, len(vocab), codes)]
 
 
 class Previews:
@@ -139,6 +134,41 @@ class Previews:
         return self._texts[seq] or ""
 
 
+class Coded:
+    """A per-seq code column read one seq at a time as its name (`table[code]`; -1: the
+    table's last entry), so the views keep the index's codes, not an object array per seq."""
+
+    __slots__ = ("_codes", "_table")
+
+    def __init__(self, codes: np.ndarray, table: Sequence[Any]) -> None:
+        self._codes, self._table = codes, tuple(table)
+
+    def __len__(self) -> int:
+        return len(self._codes)
+
+    def __getitem__(self, seq: int) -> Any:
+        if not -len(self._codes) <= seq < len(self._codes):
+            raise IndexError(seq)
+        return self._table[self._codes[seq]]
+
+
+class NodePrices:
+    """The index's DSH node prices, 0 for a log-only event (-1 in the index), read by seq or
+    by an array of seqs without a per-seq copy of the column."""
+
+    __slots__ = ("_price",)
+
+    def __init__(self, price: np.ndarray) -> None:
+        self._price = price
+
+    def __len__(self) -> int:
+        return len(self._price)
+
+    def __getitem__(self, seqs: Any) -> Any:
+        value = self._price[seqs]
+        return np.maximum(value, 0) if isinstance(value, np.ndarray) else max(int(value), 0)
+
+
 def _ints(series: pd.Series, missing: int = -1) -> np.ndarray:
     return series.astype("Int64").to_numpy(dtype=np.int64, na_value=missing)
 
@@ -152,17 +182,14 @@ class ViewData:
         scan, surface = session.index, session.surface
         self.n = n = len(session)
         self.last_seq = max(n - 1, 0)
-        self.type = _decode(scan.type_codes, scan.types.values)
-        self.role = _decode(scan.role_codes, scan.roles.values)
+        self.type = Coded(scan.type_codes, [*(safe_text(v) for v in scan.types.values), None])
+        self.role = Coded(scan.role_codes, [*(safe_text(v) for v in scan.roles.values), None])
         self.preview = Previews(scan.preview)
-        status = np.full(n, 2, dtype=np.int8)      # codes into _STATUS (events_df's order)
-        status[surface.node] = 0
-        status[surface.shadowed_by >= 0] = 1
-        status[surface.rejected] = 3
-        self.status = _STATUS[status]
+        status = surface_status_codes(surface)     # codes into _STATUS (events_df's order)
+        self.status = Coded(status, _STATUS)
         self.node = status <= 1
         self.shadowed_by = surface.shadowed_by
-        self.tokens = np.where(scan.price < 0, 0, scan.price)
+        self.tokens = NodePrices(scan.price)
         keep = [code for name, code in scan.types.codes.items()
                 if name in ("user/message", "assistant/message", "tool/result")]
         self.transcript = np.flatnonzero(
@@ -311,8 +338,7 @@ class ViewData:
     @cached_property
     def context_window(self) -> int | None:
         """The latest `request/context.contextWindow` of the log, when any was logged."""
-        seqs = np.flatnonzero(self.type == "request/context")
-        for seq in seqs[::-1]:
+        for seq in self.session.index.seq_of_type("request/context")[::-1]:
             data = self.session.events[int(seq)].get("data")
             window = data.get("contextWindow") if isinstance(data, dict) else None
             if type(window) in (int, float) and window > 0:
@@ -322,7 +348,7 @@ class ViewData:
     @cached_property
     def max_tokens(self) -> int | None:
         """The latest logged `request/header.header.config.maxTokens` (None: none logged)."""
-        for seq in np.flatnonzero(self.type == "request/header")[::-1]:
+        for seq in self.session.index.seq_of_type("request/header")[::-1]:
             data = self.session.events[int(seq)].get("data")
             header = data.get("header") if isinstance(data, dict) else None
             config = header.get("config") if isinstance(header, dict) else None
@@ -333,11 +359,14 @@ class ViewData:
 
     @cached_property
     def times_ms(self) -> np.ndarray | None:
-        """Epoch milliseconds per seq, gaps filled from the previous event (None: no times)."""
+        """Epoch milliseconds per seq, gaps filled from the previous event (None: no times):
+        the index's own time column when no time is missing (no copy)."""
         if not self.n:
             return None
         time = self.session.index.time
         missing = time.mask
+        if not missing.any():
+            return time.values
         if missing.all():
             return None
         ms = pd.Series(np.where(missing, np.nan, time.values.astype(np.float64))).ffill().bfill()

@@ -27,6 +27,18 @@ def _seq_coordinates(shape: dict) -> tuple | list | None:
     return (shape["x0"], shape["x1"])
 
 
+def seq_times(seqs: np.ndarray, times_ms: np.ndarray) -> np.ndarray:
+    """`np.interp(seqs, arange(n), times_ms)` (same arithmetic: between two seqs linear, outside
+    the log the first or last time) without an n-sized array per call: only the two
+    neighbours of each seq are read."""
+    last = len(times_ms) - 1
+    x = np.clip(np.asarray(seqs, dtype=np.float64), 0, last)
+    lo = np.floor(x).astype(np.int64)
+    hi = np.minimum(lo + 1, last)
+    f0, f1 = times_ms[lo].astype(np.float64), times_ms[hi].astype(np.float64)
+    return (f1 - f0) * (x - lo) + f0
+
+
 class FigurePanel(Panel):
     """Base of the live figure views (`TokenTimeline`, `BracketChart`, `ContextFill`)."""
 
@@ -59,8 +71,7 @@ class FigurePanel(Panel):
         if self.axis == "seq" or self.times_ms is None or not len(self.times_ms):
             out = values.tolist()
         else:
-            ms = np.interp(np.where(gap, 0, values), np.arange(len(self.times_ms)),
-                           self.times_ms)
+            ms = seq_times(np.where(gap, 0, values), self.times_ms)
             out = [t.isoformat() for t in pd.to_datetime(ms, unit="ms", utc=True)
                    .tz_localize(None)]
         for i in np.flatnonzero(gap):

@@ -20,9 +20,10 @@ event is a small pure function of that one event, so an `EventFacts` is fed even
   arrays and its distinct facts, never its texts;
 * `marked` / `kept` — when every event is fed (`feed`, `finish`): the seqs of the events the
   bracket scan and the v0 invariant act on (`MARKED_TYPES`, and replacing user messages and tool
-  results) and those events themselves but the step boundaries (a few per attempt and turn), so
-  neither reads the log again; `attempts` — the model attempts when the same pass found them
-  (v0, `core.log_pass.LogPass`).
+  results) and those of them that are parsed (`kept_types`: the bracket scan reads the turn and
+  step boundaries and end-seeds by type; only the v0 invariant, not run on nested-stream
+  formats, reads turn boundaries and end-seeds), so neither reads the log again; `attempts` — the
+  model attempts when the same pass found them (v0, `core.log_pass.LogPass`).
 
 An `image/offload` projection only marks image blocks `offloaded` (v4 §4.8) and the probe reads no
 image, so a projected message has the facts of the message it projects.
@@ -39,6 +40,7 @@ from workbench.core.header import canonical_header
 from workbench.core.projection import derive_message
 from workbench.core.tokens.heuristic import derive_message as node_message
 from workbench.core.tokens.heuristic import estimate_message, message_types
+from workbench.io.generations import nested_streams
 from workbench.io.payloads import Overlay, seqs_of_type
 
 NO_MESSAGE, DEVELOPER, UNREAD = -1, -2, -3
@@ -48,8 +50,19 @@ MARKED_TYPES = frozenset({"compaction/start", "compaction/summary", "compaction/
                           "turn/end", "step/start", "step/end"})
 """Events the bracket scan and the v0 invariant act on (`brackets._scan`,
 `invariant.check_compaction_invariant`); with every rewriting (not append-origin) user message
-and tool result they are `marked`, and all but the step boundaries `kept` as events."""
-_BY_TYPE = frozenset({"step/start", "step/end"})
+and tool result they are `marked`; the events of `kept_types` are `kept`."""
+_SCANNED_TYPES = frozenset({"compaction/start", "compaction/summary", "compaction/end",
+                            "compaction/prune", "command/run"})
+"""`MARKED_TYPES` the bracket scan parses (it reads the others by type)."""
+
+
+def kept_types(version: int) -> frozenset[str]:
+    """The `MARKED_TYPES` whose events `EventFacts.kept` holds: what the bracket scan parses,
+    and for the v0 invariant (formats without nested streams) the turn boundaries and
+    end-seeds it reads."""
+    if nested_streams(version):
+        return _SCANNED_TYPES
+    return _SCANNED_TYPES | {"turn/start", "turn/end", "session/end-seed"}
 
 
 class EventFacts:
@@ -77,6 +90,7 @@ class EventFacts:
         """Model attempts found during the same pass (`core.log_pass.LogPass`, v0), if any."""
         self.marked: list[int] = []
         self.kept: dict[int, Mapping[str, Any]] = {}
+        self._kept_types = kept_types(version)
         self.complete = False
         """Whether every event of the log was fed (`feed`), so `marked` and `kept` are whole."""
 
@@ -134,7 +148,7 @@ class EventFacts:
     def mark(self, seq: int, event: Mapping[str, Any], kind: Any) -> None:
         """An event of `MARKED_TYPES` (call in seq order)."""
         self.marked.append(seq)
-        if kind not in _BY_TYPE:
+        if kind in self._kept_types:
             self.kept[seq] = event
 
     def header(self, seq: int, event: Mapping[str, Any]) -> None:
