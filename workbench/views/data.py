@@ -24,13 +24,13 @@ import numpy as np
 import pandas as pd
 
 from workbench.core.compaction.framing import checkpoint_body
-from workbench.core.index_columns import Texts
 from workbench.errors import InternalError
 from workbench.frames.columns import safe_text
 from workbench.frames.events import surface_status_codes
 from workbench.views.bracket_rows import Bracket, bracket_frame
 from workbench.views.html import Checkpoint
 from workbench.views.navigation import Navigator, seq_array
+from workbench.views.seq_columns import AttemptLookup, Coded, NodePrices, Previews
 from workbench.views.palette import status_name
 
 if TYPE_CHECKING:
@@ -117,56 +117,6 @@ def thaw() -> None:
 
 _STATUS = ("current", "shadowed", "log-only", "rejected")
 """`surface_status` names by code (the events frame's categories, in order)."""
-
-
-class Previews:
-    """The index's preview column read one seq at a time, "" when missing (no copy of it)."""
-
-    __slots__ = ("_texts",)
-
-    def __init__(self, texts: Texts) -> None:
-        self._texts = texts
-
-    def __len__(self) -> int:
-        return len(self._texts)
-
-    def __getitem__(self, seq: int) -> str:
-        return self._texts[seq] or ""
-
-
-class Coded:
-    """A per-seq code column read one seq at a time as its name (`table[code]`; -1: the
-    table's last entry), so the views keep the index's codes, not an object array per seq."""
-
-    __slots__ = ("_codes", "_table")
-
-    def __init__(self, codes: np.ndarray, table: Sequence[Any]) -> None:
-        self._codes, self._table = codes, tuple(table)
-
-    def __len__(self) -> int:
-        return len(self._codes)
-
-    def __getitem__(self, seq: int) -> Any:
-        if not -len(self._codes) <= seq < len(self._codes):
-            raise IndexError(seq)
-        return self._table[self._codes[seq]]
-
-
-class NodePrices:
-    """The index's DSH node prices, 0 for a log-only event (-1 in the index), read by seq or
-    by an array of seqs without a per-seq copy of the column."""
-
-    __slots__ = ("_price",)
-
-    def __init__(self, price: np.ndarray) -> None:
-        self._price = price
-
-    def __len__(self) -> int:
-        return len(self._price)
-
-    def __getitem__(self, seqs: Any) -> Any:
-        value = self._price[seqs]
-        return np.maximum(value, 0) if isinstance(value, np.ndarray) else max(int(value), 0)
 
 
 def _ints(series: pd.Series, missing: int = -1) -> np.ndarray:
@@ -318,14 +268,9 @@ class ViewData:
     # -- model calls --------------------------------------------------------------------------
 
     @cached_property
-    def attempts(self) -> dict[int, Any]:
+    def attempts(self) -> AttemptLookup:
         """Model-call attempts by the seq that identifies them (and by their message seq)."""
-        out: dict[int, Any] = {}
-        for attempt in self.session.attempts:
-            out.setdefault(attempt.seq, attempt)
-            if attempt.message_seq is not None:
-                out.setdefault(attempt.message_seq, attempt)
-        return out
+        return AttemptLookup(self.session.attempts)
 
     @cached_property
     def navigator(self) -> Navigator:

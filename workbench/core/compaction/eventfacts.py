@@ -88,7 +88,8 @@ class EventFacts:
         self._lines = LineFacts()
         self.attempts: list[Any] | None = None
         """Model attempts found during the same pass (`core.log_pass.LogPass`, v0), if any."""
-        self.marked: list[int] = []
+        self.marked = array("q")
+        """Ascending seqs (int64 array: 8 bytes a seq, no int object per seq)."""
         self.kept: dict[int, Mapping[str, Any]] = {}
         self._kept_types = kept_types(version)
         self.complete = False
