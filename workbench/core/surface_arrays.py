@@ -25,9 +25,12 @@ class SurfaceArrays:
         codes, shadow = timeline.event_codes()
         status = np.zeros(n, dtype=np.uint8)   # LOG_ONLY past the events the fold saw
         status[:len(codes)] = np.frombuffer(codes, dtype=np.uint8)[:n]
-        shadowed_by = np.full(n, -1, dtype=np.int64)
-        if len(shadow):
-            shadowed_by[:len(shadow)] = np.frombuffer(shadow, dtype=np.int64)[:n]
+        if len(shadow) >= n:   # `event_codes` copied it: read it as it is
+            shadowed_by = np.frombuffer(shadow, dtype=np.int64)[:n] if n else np.zeros(0, np.int64)
+        else:
+            shadowed_by = np.full(n, -1, dtype=np.int64)
+            if len(shadow):
+                shadowed_by[:len(shadow)] = np.frombuffer(shadow, dtype=np.int64)
         node = (status == APPENDED) | (status == REPLACEMENT)
         size_delta = node.astype(np.int64)
         self._hidden: list[tuple[int, np.ndarray]] = []
