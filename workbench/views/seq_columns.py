@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from workbench.core.index_columns import Texts
+from workbench.errors import NotAnAttempt, SeqOutOfRange
 
 
 class Previews:
@@ -44,7 +45,7 @@ class Coded:
 
     def __getitem__(self, seq: int) -> Any:
         if not -len(self._codes) <= seq < len(self._codes):
-            raise IndexError(seq)
+            raise SeqOutOfRange(f"no event with seq {seq} in a log of {len(self._codes)} events")
         return self._table[self._codes[seq]]
 
 
@@ -94,5 +95,5 @@ class AttemptLookup:
     def __getitem__(self, seq: int) -> Any:
         attempt = self.get(seq)
         if attempt is None:
-            raise KeyError(seq)
+            raise NotAnAttempt(f"no model-call attempt at seq {seq}")
         return attempt
