@@ -16,7 +16,6 @@ from typing import Any
 
 from workbench.cli.common import add_at, at_or_usage, defects_code, load_or_exit
 from workbench.core.projection import derive_message
-from workbench.core.surface import fold_surface
 from workbench.errors import FoldError
 from workbench.io.generations import rules_for
 
@@ -94,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
             return EXIT_UNUSABLE
         from workbench.cli.follow import follow_fold
         return follow_fold(args.path, args.json)
-    analysed = load_or_exit("fold", args.path, ride=False)   # reads the log only
+    analysed = load_or_exit("fold", args.path, ride=False)   # the load's fold is all it reads
     if isinstance(analysed, int):
         return analysed
     log = analysed.log
@@ -105,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_UNUSABLE
     version = _version(log)
     try:
-        fold = fold_surface(events, version=version, through=at)
+        fold = analysed.surface_fold(at)     # the load's own fold, read at `at`
     except FoldError as err:
         return _error(err.kind, err.seq, err.message, args.json)
     if args.json:

@@ -24,7 +24,6 @@ from typing import Any
 from workbench.cli.common import (add_at, add_meter, at_or_usage, defects_code, load_or_exit,
                                   usage_error)
 from workbench.cli.fold import preview
-from workbench.core.surface import fold_surface
 from workbench.core.tokens.counts import LogTokens
 from workbench.core.tokens.heuristic import derive_message
 from workbench.core.tokens.meters import parse_meter_names
@@ -76,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
         meters, want_usage = _split_meters(args.meter)
     except MeterError as exc:
         return usage_error(args, str(exc))
-    analysed = load_or_exit("tokens", args.path, ride=False)   # reads the log only
+    analysed = load_or_exit("tokens", args.path, ride=False)   # the load's fold and the log
     if isinstance(analysed, int):
         return analysed
     log = analysed.log
@@ -87,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_UNUSABLE
     version = rules_for(log.format_version)
     try:
-        fold = fold_surface(events, version=version, through=at)
+        fold = analysed.surface_fold(at)     # the load's own fold, read at `at`
     except FoldError as err:
         if args.json:
             print(json.dumps({"error": {"kind": err.kind, "seq": err.seq, "message": err.message}},

@@ -31,9 +31,12 @@ from collections.abc import Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
+from types import MappingProxyType
+
 import numpy as np
 
 from workbench.core.log_pass import LogPass, Passed, clamped
+from workbench.core.surface import SurfaceFold
 from workbench.core.surface_arrays import SurfaceArrays
 from workbench.io.generations import rules_for
 
@@ -43,11 +46,11 @@ if TYPE_CHECKING:
     from workbench.core.index import LogIndex
     from workbench.core.quality import Quality
     from workbench.core.requests import Attempt
-    from workbench.core.timeline import SurfaceTimeline
+    from workbench.core.timeline import SurfaceTimeline, TimelineBuilder
     from workbench.core.tokens.usage import UsageSample
     from workbench.io.model import Log
 
-DERIVED = ("surface", "compactions", "audit", "quality", "model_calls")
+DERIVED = ("timeline", "surface", "compactions", "audit", "quality", "model_calls")
 """Members recomputed on first use after a followed log grew (`grown`; the compaction brackets
 are extended instead when they were computed)."""
 
@@ -57,9 +60,12 @@ class AnalysedLog:
     are kept by a pass made with `audit=True`)."""
 
     def __init__(self, log: Log, passed: LogPass | None = None, *, probes: bool = False,
-                 follow: bool = False) -> None:
+                 follow: bool = False, fold: TimelineBuilder | None = None) -> None:
         self.log = log
         self._feeding = passed
+        self._fold = fold if passed is None else None
+        """The load's fold when no pass rode on it (`load(ride=False)`): the timeline without
+        the pass, and the pass made later does not fold again."""
         self.probes = probes
         self.follow = follow
         """The pass stays open: `grown` extends it (`workbench.core.follow.LiveLog`)."""
@@ -74,9 +80,13 @@ class AnalysedLog:
         rides (for a caller that reads only the log; a member makes the pass when first asked)."""
         from workbench.core.load import load_log
         passed = cls.pass_for(audit=audit) if ride else None
+        folds: list[TimelineBuilder] = []
+
+        def keep_fold(version: int, events: Any, fold: TimelineBuilder) -> None:
+            folds.append(fold)
         log = load_log(os.fspath(path), strict=strict,
-                       feeders=(passed.start,) if passed is not None else ())
-        return cls(log, passed, probes=audit)
+                       feeders=(passed.start if passed is not None else keep_fold,))
+        return cls(log, passed, probes=audit, fold=folds[0] if folds else None)
 
     @staticmethod
     def pass_for(*, audit: bool = False, follow: bool = False) -> LogPass:
@@ -132,7 +142,8 @@ class AnalysedLog:
         if feeding is None or not feeding.started or feeding.count != n \
                 or feeding.version != self.version:
             wants = {} if feeding is None else feeding.wants
-            feeding = LogPass.run(self.events, version=self.version, **wants)
+            fold = self._fold if self._fold is not None and self._fold.count == n else None
+            feeding = LogPass.run(self.events, version=self.version, fold=fold, **wants)
         return feeding.finish(self.events, has_times=self.has_times)
 
     @property
@@ -151,10 +162,13 @@ class AnalysedLog:
         """The log's per-seq columns (`workbench.core.index`)."""
         return self._complete.index  # type: ignore[return-value]
 
-    @property
+    @cached_property
     def timeline(self) -> SurfaceTimeline:
         """The surface at every seq, from the load's one fold (`workbench.core.timeline`)."""
-        return self.passed.timeline
+        fold = self._fold
+        if "passed" in self.__dict__ or fold is None or fold.count != len(self):
+            return self.passed.timeline
+        return fold.finish(self.events)     # no pass needed for it
 
     @property
     def prices(self) -> np.ndarray:
@@ -165,6 +179,20 @@ class AnalysedLog:
     def price(self, seq: int) -> int:
         """Heuristic price of the node at `seq` (0 for log-only events)."""
         return max(0, int(self.passed.prices[seq]))
+
+    def surface_fold(self, at: int) -> SurfaceFold:
+        """The surface after event `at` as `core.surface.fold_surface(events, through=at)`
+        gives it, read from the timeline (no second fold): raises the first `FoldError` at or
+        before `at`; `projected_messages` holds the projections of the nodes of that surface."""
+        timeline = self.timeline
+        for error in timeline.errors:
+            if error.seq is not None and error.seq <= at:
+                raise error
+        nodes = timeline.surface_at(at)
+        projected = {s: m for s in nodes if (m := timeline.projected_at(s, at)) is not None}
+        return SurfaceFold(nodes, timeline.replacements_through(at),
+                           timeline.replace_generation_at(at), timeline.content_generation_at(at),
+                           MappingProxyType(projected))
 
     @cached_property
     def surface(self) -> SurfaceArrays:
@@ -205,7 +233,7 @@ class AnalysedLog:
         from workbench.core.compaction.brackets import compactions
         passed = self.passed
         facts = passed.facts if passed.facts.count == len(self) else None
-        return compactions(self.events, version=self.version, timeline=passed.timeline,
+        return compactions(self.events, version=self.version, timeline=self.timeline,
                            price=clamped(passed.prices), facts=facts)
 
     @cached_property
@@ -240,7 +268,7 @@ class AnalysedLog:
         if found is not None:
             facts = passed.facts if passed.facts.count == len(self) else None
             grown = extend_compactions(found, self.events, version=self.version,
-                                       timeline=passed.timeline, price=self.price, facts=facts)
+                                       timeline=self.timeline, price=self.price, facts=facts)
             if grown is not None:
                 self.__dict__["compactions"] = grown
 

@@ -84,12 +84,12 @@ def relationship_kind(message: str) -> str:
 
 _MAX = 2**53 - 1
 
-Feeder = Callable[[int, Sequence[Any], TimelineBuilder], Callable[[Any], None]]
+Feeder = Callable[[int, Sequence[Any], TimelineBuilder], Callable[[Any], None] | None]
 """A pass that rides on the load: called once the header is read with the format generation
 (0, 3 or 4), the growing event store (random access to the events scanned so far) and the
 load's one fold (fed each event before the pass is), it returns the function fed every event
 of the log in seq order, each exactly once, as the scan accepts it (so a large log is parsed
-once for the load and for the pass)."""
+once for the load and for the pass), or None when it only keeps the fold."""
 
 
 class _Pipeline:
@@ -132,7 +132,8 @@ class _Pipeline:
         self.fold = fold = TimelineBuilder(events, version=version)
         self.restore = RestoreChecker(version=version, events=events, decoded=nested_streams(version), memo=memo,
                                       header=header.meta if nested_streams(version) else None, fold=fold)
-        self.feeds = [fold.feed] + [start(version, events, fold) for start in self.feeders]
+        fed = (start(version, events, fold) for start in self.feeders)
+        self.feeds = [fold.feed] + [feed for feed in fed if feed is not None]
         self.accept = self._accept_function()  # type: ignore[method-assign]
 
     def _accept_function(self) -> Any:

@@ -160,15 +160,19 @@ class LogPass:
             self._stale_before = seq
 
     @classmethod
-    def run(cls, events: Sequence[Mapping[str, Any]], *, version: int, **wants: Any) -> LogPass:
-        """The pass (`wants`: as the constructor's) and its fold over `events`, in order through
-        the sequence's own iterator (a lazily parsed store reads ahead in large windows there;
-        `zip` stops at `len(events)` first)."""
+    def run(cls, events: Sequence[Mapping[str, Any]], *, version: int,
+            fold: TimelineBuilder | None = None, **wants: Any) -> LogPass:
+        """The pass (`wants`: as the constructor's) over `events`, and their fold unless `fold`
+        (the load's, fed every event already) is given; in order through the sequence's own
+        iterator (a lazily parsed store reads ahead in large windows there; `zip` stops at
+        `len(events)` first)."""
         done = cls(**wants)
-        fold = TimelineBuilder(events, version=version)
+        folding = fold is None
+        fold = TimelineBuilder(events, version=version) if fold is None else fold
         fold_, feed = fold.feed, done.start(version, events, fold)
         for _index, event in zip(range(len(events)), events):
-            fold_(event)
+            if folding:
+                fold_(event)
             feed(event)
         return done
 
