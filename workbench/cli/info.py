@@ -1,8 +1,9 @@
 """`workbench info PATH [--json]`: what a log file or a session root holds. Layer: cli.
 
 For every session found under PATH (`workbench.io.discover.find_sessions`: a log file, a list of
-them, or a DSH session root / project / session directory) the log is loaded with
-`workbench.core.load.load_log` and summarised: format version, session id, parent, event count,
+them, or a DSH session root / project / session directory) the log is loaded
+(`workbench.core.analysis.AnalysedLog.load`, no pass riding: the counts come from the store's
+type index, the compaction attempts from the load's own fold) and summarised: format version, session id, parent, event count,
 counts by type, turns, steps, compaction events and attempts by status (every attempt that did
 not complete named in words: failed, interrupted, stale), verdict and defects.
 
@@ -64,22 +65,21 @@ def _defect_json(defect: Any) -> dict:
     return out
 
 
-def brackets(log: Any, counts: Counter) -> tuple[dict[str, int], list[dict]]:
+def brackets(analysed: Any, counts: Counter) -> tuple[dict[str, int], list[dict]]:
     """Compaction attempts by status, and every one that did not complete (number from 1,
     status, start, end, error). A log whose every start has an end without an error is all
-    completed; otherwise the attempts are reconstructed (`core.compaction.brackets`)."""
+    completed; otherwise the attempts are the analysed log's (`AnalysedLog.compactions`)."""
     starts = counts.get("compaction/start", 0)
     if not starts:
         return {}, []
-    events = log.events
+    events = analysed.events
     if counts.get("compaction/end", 0) == starts:
         ends = read_events(events, seqs_of_type(events, ("compaction/end",)))
         data = [event.get("data") for _, event in ends]
         if not any(isinstance(d, dict) and "error" in d for d in data):
             return {"completed": starts}, []
-    from workbench.core.compaction.brackets import compactions
     from workbench.views.palette import status_name
-    records = compactions(events, version=log.format_version or 0).records
+    records = analysed.compactions.records
     by_status: dict[str, int] = {}
     unfinished = []
     for number, r in enumerate(records, start=1):
@@ -102,10 +102,11 @@ def _bracket_line(b: dict) -> str:
     return f"{where}, closed at seq {b['end_seq']} with an error{error}"
 
 
-def summarise(log: Any, path: Path, ref: Any = None) -> dict:
-    """The JSON summary of one loaded log (`ref`: its discovery record, for the generations)."""
+def summarise(analysed: Any, path: Path, ref: Any = None) -> dict:
+    """The JSON summary of one analysed log (`ref`: its discovery record, for the generations)."""
+    log = analysed.log
     counts = _type_counts(log.events)
-    by_status, unfinished = brackets(log, counts) if log.header is not None else ({}, [])
+    by_status, unfinished = brackets(analysed, counts) if log.header is not None else ({}, [])
     header = log.header if isinstance(log.header, dict) else {}
     parent = header.get("parentSession")
     readable = log.header is not None
@@ -171,19 +172,14 @@ def _print_text(s: dict) -> None:
 
 
 def _load(path: Path) -> Any:
-    try:
-        from workbench.core.load import load_log
-    except ModuleNotFoundError as exc:  # until the core loader lands: the io reader alone
-        if exc.name != "workbench.core.load":
-            raise
-        from workbench.io.read import read_log as load_log
-    return load_log(path)
+    from workbench.core.analysis import AnalysedLog
+    return AnalysedLog.load(path, ride=False)
 
 
 def info_one(path: Path, as_json: bool, ref: Any = None) -> int:
     """Load and print one log (`ref`: its discovery record); returns its exit code."""
     try:
-        log = _load(path)
+        analysed = _load(path)
     except LogRefused as exc:
         _fail(path, f"refused: {exc}")
         if as_json:
@@ -200,7 +196,7 @@ def info_one(path: Path, as_json: bool, ref: Any = None) -> int:
         if as_json:
             print(json.dumps({"path": str(path), "error": str(exc)}))
         return EXIT_UNUSABLE
-    summary = summarise(log, path, ref)
+    summary = summarise(analysed, path, ref)
     code = _exit_code(summary)
     if as_json:
         print(json.dumps(summary, ensure_ascii=False))

@@ -63,6 +63,7 @@ class AnalysedLog:
                  follow: bool = False, fold: TimelineBuilder | None = None) -> None:
         self.log = log
         self._feeding = passed
+        self._rode = passed is not None
         self._fold = fold if passed is None else None
         """The load's fold when no pass rode on it (`load(ride=False)`): the timeline without
         the pass, and the pass made later does not fold again."""
@@ -230,7 +231,12 @@ class AnalysedLog:
     @cached_property
     def compactions(self) -> Compactions:
         """Compaction attempts and prunes (`workbench.core.compaction.brackets`)."""
-        from workbench.core.compaction.brackets import compactions
+        from workbench.core.compaction.brackets import compactions, price_cache
+        if not self._rode and "passed" not in self.__dict__ and self._fold is not None:
+            # no pass rode: the bracket scan reads types from the store's index and parses
+            # only the events it acts on, priced when asked (no pass for it)
+            return compactions(self.events, version=self.version, timeline=self.timeline,
+                               price=price_cache(self.events, version=self.version))
         passed = self.passed
         facts = passed.facts if passed.facts.count == len(self) else None
         return compactions(self.events, version=self.version, timeline=self.timeline,
