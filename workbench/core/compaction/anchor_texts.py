@@ -54,16 +54,18 @@ def tool_arguments(raw: Any) -> Any:
     return _parsed(raw) if isinstance(raw, str) else raw
 
 
-def _argument_values(arguments: Any, key: str | None = None
-                     ) -> Iterable[tuple[str | None, str]]:
+def argument_values(arguments: Any, key: str | None = None
+                    ) -> Iterable[tuple[str | None, str]]:
+    """`(argument name, value)` of every string in parsed tool-call arguments (a list's items
+    keep the name of the list)."""
     if isinstance(arguments, str):
         yield key, arguments
     elif isinstance(arguments, dict):
         for k, v in arguments.items():
-            yield from _argument_values(v, str(k))
+            yield from argument_values(v, str(k))
     elif isinstance(arguments, list):
         for v in arguments:
-            yield from _argument_values(v, key)
+            yield from argument_values(v, key)
 
 
 def message_texts(message: Any) -> list[tuple[str, str]]:
@@ -106,10 +108,72 @@ def _blocks(content: Any, prose: str, out: list[tuple[str, str]]) -> None:
                 for key, value in args.items():     # the common case: flat string arguments
                     append(("command" if key in COMMAND_KEYS else "text", value))
             else:
-                for key, value in _argument_values(args):
+                for key, value in argument_values(args):
                     append(("command" if key in COMMAND_KEYS else "text", value))
         elif kind == "tool-result":
             _blocks(block.get("content"), "text", out)
+
+
+def message_views(message: Any, *, parts: bool = True, pieces: bool = True
+                  ) -> tuple[list[str], list[tuple[str, str]]]:
+    """The two views of a model message's text, from one walk of its content: the lost-fact
+    probe's parts (`probe.message_parts`: every text and reasoning block, tool-call name and raw
+    arguments, tool-result content; the boilerplate too) and the anchors' pieces
+    (`message_texts`). A view not asked for is empty."""
+    out_parts: list[str] = []
+    out_pieces: list[tuple[str, str]] = []
+    if isinstance(message, dict):
+        source = message.get("source")
+        kind = source.get("kind") if isinstance(source, dict) else None
+        keep = pieces and kind not in BOILERPLATE_SOURCES
+        prose = "user" if message.get("role") == "user" and kind in (None, "user") else "text"
+        _walk(message.get("content"), prose, out_parts if parts else None,
+              out_pieces if keep else None)
+        if out_pieces and (kind in ("compact-checkpoint", "plugin") or (
+                isinstance(source, dict) and source.get("plugin") == "compact")):
+            out_pieces = [(how, strip_checkpoint(text)) for how, text in out_pieces]
+    return out_parts, out_pieces
+
+
+def _walk(content: Any, prose: str, parts: list[str] | None, pieces: Pieces | None) -> None:
+    """The probe's parts and the anchors' pieces of a message's content (None: not wanted)."""
+    if isinstance(content, str):
+        if parts is not None:
+            parts.append(content)
+        if pieces is not None:
+            pieces.append((prose, content))
+        return
+    if not isinstance(content, list):
+        return
+    for block in content:
+        if not isinstance(block, dict):
+            continue
+        kind = block.get("type")
+        if kind == "text" or kind == "reasoning":
+            text = block.get("text")
+            if isinstance(text, str):
+                if parts is not None:
+                    parts.append(text)
+                if pieces is not None:
+                    pieces.append((prose if kind == "text" else "text", text))
+        elif kind == "tool-call":
+            raw = block.get("arguments")
+            if parts is not None:
+                name = block.get("name")
+                if isinstance(name, str):
+                    parts.append(name)
+                if isinstance(raw, str):
+                    parts.append(raw)
+            if pieces is not None:
+                args = tool_arguments(raw)
+                if type(args) is dict and all(type(v) is str for v in args.values()):
+                    for key, value in args.items():     # the common case: flat string arguments
+                        pieces.append(("command" if key in COMMAND_KEYS else "text", value))
+                else:
+                    for key, value in argument_values(args):
+                        pieces.append(("command" if key in COMMAND_KEYS else "text", value))
+        elif kind == "tool-result":
+            _walk(block.get("content"), "text", parts, pieces)
 
 
 def event_texts(event: Mapping[str, Any]) -> list[tuple[str, str]]:

@@ -42,8 +42,9 @@ from workbench.core.compaction.anchor_texts import (
 from workbench.core.compaction.scanning import TextPattern
 
 __all__ = ["Anchor", "BOILERPLATE_SOURCES", "COMMAND_KEYS", "KINDS", "RULES", "Rule",
-           "SCHEMA_WORDS", "anchor_keys", "event_texts", "extract_anchors", "message_texts",
-           "schema_words", "states", "strip_checkpoint", "text_anchors", "tool_arguments"]
+           "SCHEMA_WORDS", "anchor_keys", "event_texts", "extract_anchors", "line_anchors",
+           "message_texts", "piece_anchors", "schema_words", "states", "strip_checkpoint",
+           "text_anchors", "tool_arguments"]
 
 KINDS = ("path", "command", "error", "identifier", "url", "number", "constraint")
 """Anchor kinds (the frames' `kind` column)."""
@@ -228,36 +229,18 @@ def _clean(line: str) -> str:
     return _JSON_KEY.sub(" ", line) if '"' in line else line
 
 
-LINE_MEMO = 1 << 16
-"""Lines (up to `LINE_MEMO_CHARS`) whose anchors are remembered: logs repeat lines (file reads,
-command output, checkpoint text) and a lookup is far cheaper than a scan."""
-LINE_MEMO_CHARS = 2048
-_line_memo: dict[frozenset[str], dict[str, tuple[tuple[str, str], ...]]] = {}
-"""Per set of schema words (`stop`), the anchors of each remembered line."""
-
-
 def text_anchors(text: str, *, stop: frozenset[str] = frozenset()) -> list[tuple[str, str]]:
     """Every `(kind, text)` anchor occurrence of `text` by `RULES`, in order (repeats included;
-    constraints excluded: they depend on who wrote the text). `stop`: extra schema words."""
+    constraints excluded: they depend on who wrote the text). `stop`: extra schema words. A text
+    is scanned line by line: its anchors are those of each line in turn."""
     out: list[tuple[str, str]] = []
-    memo = _line_memo.get(stop)
-    if memo is None:
-        if len(_line_memo) >= 8:
-            _line_memo.clear()
-        memo = _line_memo[stop] = {}
-    for raw in text.split("\n"):
-        found = memo.get(raw)
-        if found is None:
-            found = tuple(_line_anchors(raw, stop))
-            if len(raw) <= LINE_MEMO_CHARS:
-                if len(memo) >= LINE_MEMO:
-                    memo.clear()
-                memo[raw] = found
-        out += found
+    for line in text.split("\n"):
+        out += line_anchors(line, stop)
     return out
 
 
-def _line_anchors(line: str, stop: frozenset[str]) -> list[tuple[str, str]]:
+def line_anchors(line: str, stop: frozenset[str]) -> list[tuple[str, str]]:
+    """`text_anchors` of one line (no line break)."""
     out: list[tuple[str, str]] = []
     line = _clean(line)
     scanner = _Scanner.of(line)
@@ -271,7 +254,7 @@ def _line_anchors(line: str, stop: frozenset[str]) -> list[tuple[str, str]]:
         out.append((rule.kind, value))
         if rule.name == "error-line":   # the line's own paths, ids, ... count too
             rest = match.group()[len(match.group().split(None, 1)[0]):]
-            out += _line_anchors(rest, stop)
+            out += line_anchors(rest, stop)
     return out
 
 
@@ -285,14 +268,17 @@ ENUMERATION = 4
 ``line 2``, ... of a file's content), not a fact: none of those number anchors is kept."""
 
 
-def piece_anchors(how: str, text: str, stop: frozenset[str]) -> list[tuple[str, str]]:
-    """Anchors of one `(how, text)` piece of `message_texts`, in order (module doc)."""
+def piece_anchors(how: str, text: str, stop: frozenset[str],
+                  scanned: list[tuple[str, str]] | None = None) -> list[tuple[str, str]]:
+    """Anchors of one `(how, text)` piece of `message_texts`, in order (module doc);
+    `scanned`: its `text_anchors` when known."""
     found = []
     if how == "command":
         first = text.strip().split("\n", 1)[0].strip()[:200]
         if first:
             found.append(("command", first))
-    scanned = text_anchors(text, stop=stop)
+    if scanned is None:
+        scanned = text_anchors(text, stop=stop)
     if how == "command":   # a command is one anchor; inside it only paths and URLs count
         scanned = [(k, v) for k, v in scanned if k in ("path", "url")]
     contexts: dict[str, set[str]] = {}
