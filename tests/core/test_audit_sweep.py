@@ -22,7 +22,7 @@ from workbench.core.compaction.brackets import compactions, price_cache
 from workbench.core.compaction.eventfacts import EventFacts
 from workbench.core.compaction.checks import compaction_checks
 from workbench.core.compaction.probe import (
-    _FACTS, _PATTERNS, _PLAIN_FACTS, LineFacts, cache_break, lost_probe, message_text,
+    _FACTS, _PATTERNS, _PLAIN_FACTS, cache_break, lost_probe, message_text,
     probe_facts, text_facts)
 from workbench.core.load import evaluate_path, load_log
 from workbench.core.requests import iter_attempts
@@ -254,8 +254,6 @@ def test_fast_fact_scan_matches_the_plain_patterns(text: str) -> None:
         name, value = names[m.lastgroup], m.group()
         plain.append((name, value.rstrip(".,;:") if name in ("urls", "paths") else value.strip()))
     assert text_facts(text) == plain
-    scan = LineFacts()
-    assert scan(text) == plain and scan(text + "\n" + text) == plain + plain
 
 
 @settings(max_examples=500, deadline=None)

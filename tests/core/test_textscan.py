@@ -112,20 +112,3 @@ def test_texts_without_a_message(parts: list[str], pieces: list, stop) -> None:
             dict.fromkeys(text_facts("\n".join(parts))))
         assert scan.anchor_keys(pieces) == tuple(anchor_keys(pieces, stop))
 
-
-@settings(max_examples=300, deadline=None)
-@given(st.lists(st.tuples(_messages(), _STOPS), max_size=6))
-def test_the_old_memoised_scanners_agree(batch) -> None:   # deleted with LineFacts, keys
-    from workbench.core.compaction.probe import LineFacts
-    from workbench.core.quality.facts import FactReader
-    lines, reader, scan = LineFacts(), FactReader([], frozenset()), TextScan()
-    rounds = batch + batch + [(m, s) for (m, _), (_, s) in zip(batch, batch[1:] + batch[:1])]
-    for message, stop in rounds:
-        if stop != reader.stop:
-            reader.stop = stop
-            reader.clear_memo()
-        scan.stop = stop
-        old = [lines.facts[i] for i in lines.ids(message_parts(message))]
-        chars, ids = scan.probe(message)
-        assert [scan.facts[i] for i in ids] == old
-        assert scan.anchors(message) == reader.keys(message_texts(message))

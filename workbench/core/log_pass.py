@@ -11,7 +11,8 @@ order, as it scans the log, and it hands each one on to
 * the compaction audit's per-seq facts (`eventfacts.EventFacts`, given that price), with the
   lost-fact probe's text facts of the messages before `texts` (0: none, None: every message);
 * with `quality`, the compaction-quality node facts (`core.quality.facts.FactReader`: anchors,
-  tool calls, answered calls) and the log's schema words.
+  tool calls, answered calls) and the log's schema words; one `compaction.textscan.TextScan`
+  reads each message's text for both the probe and the anchors.
 
 Beside it runs the load's own fold (the surface timeline's `core.timeline.TimelineBuilder`,
 which the loader feeds first and hands to `start`). So a log is parsed once for the load and
@@ -37,6 +38,7 @@ from typing import Any
 
 from workbench.core.compaction.brackets import Compactions, compactions, price_cache
 from workbench.core.compaction.eventfacts import MARKED_TYPES, EventFacts
+from workbench.core.compaction.textscan import TextScan
 from workbench.core.index import LogIndex, LogIndexBuilder
 from workbench.core.prefix import Prefix
 from workbench.core.quality.facts import FactReader, SchemaWords
@@ -94,9 +96,10 @@ class LogPass:
         v = self.version = rules_for(version)   # the loader's generation (0, 3 or 4)
         self.fold, self.started = fold, True
         texts = self.texts
+        scan = TextScan(probe=texts != 0, anchors=self.quality)   # one for both measures
         facts = self.facts = EventFacts.growing(events, version=v, texts=texts != 0,
-                                                texts_before=texts)
-        reader = self.reader = FactReader(events, frozenset()) if self.quality else None
+                                                texts_before=texts, scan=scan)
+        reader = self.reader = FactReader(events, frozenset(), scan) if self.quality else None
         read = reader.feed if reader is not None else None
         wants_attempts = self.index or not nested_streams(v)
         collector = self._collector = AttemptCollector(version=v) if wants_attempts else None
@@ -156,7 +159,6 @@ class LogPass:
         words = schema.words
         if reader is not None and words != reader.stop:
             reader.stop = words
-            reader.clear_memo()
             self._stale_before = seq
 
     @classmethod

@@ -72,46 +72,7 @@ def message_texts(message: Any) -> list[tuple[str, str]]:
     """The scannable pieces of a model message as `(how, text)`: ``text`` (prose, reasoning,
     tool results), ``command`` (a command argument), ``user`` (the user's own words: also
     scanned for constraints). Boilerplate is left out (module doc)."""
-    if not isinstance(message, dict):
-        return []
-    source = message.get("source")
-    kind = source.get("kind") if isinstance(source, dict) else None
-    if kind in BOILERPLATE_SOURCES:
-        return []
-    prose = "user" if message.get("role") == "user" and kind in (None, "user") else "text"
-    out: list[tuple[str, str]] = []
-    _blocks(message.get("content"), prose, out)
-    if kind in ("compact-checkpoint", "plugin") or (
-            isinstance(source, dict) and source.get("plugin") == "compact"):
-        out = [(how, strip_checkpoint(t)) for how, t in out]
-    return out
-
-
-def _blocks(content: Any, prose: str, out: list[tuple[str, str]]) -> None:
-    if type(content) is str:
-        out.append((prose, content))
-        return
-    if type(content) is not list:
-        return
-    append = out.append
-    for block in content:
-        if type(block) is not dict:
-            continue
-        kind = block.get("type")
-        if kind == "text" or kind == "reasoning":
-            text = block.get("text")
-            if type(text) is str:
-                append((prose if kind == "text" else "text", text))
-        elif kind == "tool-call":
-            args = tool_arguments(block.get("arguments"))
-            if type(args) is dict and all(type(v) is str for v in args.values()):
-                for key, value in args.items():     # the common case: flat string arguments
-                    append(("command" if key in COMMAND_KEYS else "text", value))
-            else:
-                for key, value in argument_values(args):
-                    append(("command" if key in COMMAND_KEYS else "text", value))
-        elif kind == "tool-result":
-            _blocks(block.get("content"), "text", out)
+    return message_views(message, parts=False)[1]
 
 
 def message_views(message: Any, *, parts: bool = True, pieces: bool = True

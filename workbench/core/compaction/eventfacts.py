@@ -14,10 +14,10 @@ event is a small pure function of that one event, so an `EventFacts` is fed even
 * `misplaced` — events whose `seq` field is not their index; `rewritten` — transcript events
   that are not append-origin (v0 §4.9);
 * `headers` — the `request/header` seqs with a canonical header (a request's envelope, §7.2);
-* the lost-probe facts of a message (`probe.text_facts`, each distinct fact once, in order of
-  first appearance) and its text length, for the events fed with `text=True`. Facts are interned
-  (one string per distinct fact, a 4-byte id per occurrence): a 1.3M-event log keeps a few
-  arrays and its distinct facts, never its texts;
+* the lost-probe facts of a message (`probe.text_facts`, read by `textscan.TextScan`: each
+  distinct fact once, in order of first appearance) and its text length, for the events fed
+  with `text=True`. Facts are interned (one string per distinct fact, a 4-byte id per
+  occurrence): a 1.3M-event log keeps a few arrays and its distinct facts, never its texts;
 * `marked` / `kept` — when every event is fed (`feed`, `finish`): the seqs of the events the
   bracket scan and the v0 invariant act on (`MARKED_TYPES`, and replacing user messages and tool
   results) and those of them that are parsed (`kept_types`: the bracket scan reads the turn and
@@ -35,7 +35,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from workbench.core.compaction.pairing import event_delta
-from workbench.core.compaction.probe import LineFacts, message_parts
+from workbench.core.compaction.textscan import TextScan
 from workbench.core.header import canonical_header
 from workbench.core.projection import derive_message
 from workbench.core.tokens.heuristic import derive_message as node_message
@@ -69,7 +69,8 @@ class EventFacts:
     """What the audit reads from each fed event (module doc)."""
 
     def __init__(self, events: Sequence[Mapping[str, Any]], *, version: int,
-                 texts: bool = True, texts_before: int = 0, size: int | None = None) -> None:
+                 texts: bool = True, texts_before: int = 0, size: int | None = None,
+                 scan: TextScan | None = None) -> None:
         self.events = events
         self.version = version
         self.texts_before = texts_before
@@ -85,7 +86,8 @@ class EventFacts:
         self._text_end = array("i", bytes(4 * n)) if texts else array("i")
         self._text_chars = array("i", bytes(4 * n)) if texts else array("i")
         self._ids = array("I")
-        self._lines = LineFacts()
+        self.scan = TextScan(anchors=False) if scan is None else scan
+        """Reads the probe's facts (shared with the quality's `FactReader` in one pass)."""
         self.attempts: list[Any] | None = None
         """Model attempts found during the same pass (`core.log_pass.LogPass`, v0), if any."""
         self.marked = array("q")
@@ -97,13 +99,14 @@ class EventFacts:
 
     @classmethod
     def growing(cls, events: Sequence[Mapping[str, Any]], *, version: int,
-                texts: bool, texts_before: int | None = None) -> EventFacts:
+                texts: bool, texts_before: int | None = None, scan: TextScan | None = None
+                ) -> EventFacts:
         """Facts fed in one in-order pass (`core.log_pass.LogPass`):
         `events` is the log or the store as it grows, each event is fed once in seq order
         (arrays grow with it); `texts` keeps the probe facts of the messages before seq
-        `texts_before` (None: of every message)."""
+        `texts_before` (None: of every message), read by `scan`."""
         before = (1 << 62 if texts_before is None else texts_before) if texts else 0
-        return cls(events, version=version, texts=texts, texts_before=before, size=0)
+        return cls(events, version=version, texts=texts, texts_before=before, size=0, scan=scan)
 
     @property
     def count(self) -> int:
@@ -189,14 +192,14 @@ class EventFacts:
         else:
             self.message[seq] = estimate_message(derived, version=version)
         if text:
-            self._keep_text(seq, message_parts(derived))
+            self._keep_text(seq, derived)
 
-    def _keep_text(self, seq: int, parts: list[str]) -> None:
+    def _keep_text(self, seq: int, message: Any) -> None:
         ids = self._ids
         self._text_start[seq] = len(ids)
-        ids.extend(self._lines.ids(parts))
+        self._text_chars[seq], found = self.scan.probe(message)
+        ids.extend(found)
         self._text_end[seq] = len(ids)
-        self._text_chars[seq] = sum(map(len, parts)) + len(parts) - 1 if parts else 0
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -217,9 +220,9 @@ class EventFacts:
 
     def facts_of(self, text: str) -> list[int]:
         """Interned ids of the distinct facts of a text not fed (a projected message)."""
-        return self._lines.ids((text,))
+        return self.scan.fact_ids((text,))
 
     @property
     def distinct(self) -> list[tuple[str, str]]:
         """Every interned fact `(category, value)` by id."""
-        return self._lines.facts
+        return self.scan.facts

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from itertools import chain
 from typing import Any
 
+from workbench.core.compaction.anchor_texts import message_views
 from workbench.core.compaction.scanning import TextPattern
 from workbench.core.requests import Attempt, rebuild_request
 from workbench.core.timeline import SurfaceTimeline
@@ -91,30 +92,8 @@ def message_text(message: Any) -> str:
 
 
 def message_parts(message: Any) -> list[str]:
-    """The pieces `message_text` joins with newlines."""
-    parts: list[str] = []
-    _collect(message.get("content") if isinstance(message, dict) else None, parts)
-    return parts
-
-
-def _collect(content: Any, parts: list[str]) -> None:
-    if isinstance(content, str):
-        parts.append(content)
-        return
-    if not isinstance(content, list):
-        return
-    for block in content:
-        if not isinstance(block, dict):
-            continue
-        kind = block.get("type")
-        if kind in ("text", "reasoning") and isinstance(block.get("text"), str):
-            parts.append(block["text"])
-        elif kind == "tool-call":
-            for key in ("name", "arguments"):
-                if isinstance(block.get(key), str):
-                    parts.append(block[key])
-        elif kind == "tool-result":
-            _collect(block.get("content"), parts)
+    """The pieces `message_text` joins with newlines (`anchor_texts.message_views`)."""
+    return message_views(message, pieces=False)[0]
 
 
 def text_facts(text: str) -> list[tuple[str, str]]:
@@ -130,60 +109,6 @@ def text_facts(text: str) -> list[tuple[str, str]]:
         name, trim = kinds[match.lastindex]  # type: ignore[index]
         append((name, match.group() if trim is None else trim(match.group())))
     return out
-
-
-class LineFacts:
-    """`text_facts` line by line, each distinct fact interned: `facts[i]` is the fact of id `i`
-    (ids in order of first appearance), and the facts of the lines scanned are remembered as
-    ids (exact, see `text_facts`): logs repeat lines (file reads, command output, argument
-    boilerplate, the checkpoint preamble of every nested checkpoint), and a dictionary lookup is
-    far cheaper than a scan. At most `LINES` lines of up to `LINE_CHARS` characters are kept."""
-
-    LINES = 1 << 16
-    LINE_CHARS = 2048
-
-    def __init__(self) -> None:
-        self._known: dict[str, tuple[int, ...]] = {}
-        self._index: dict[tuple[str, str], int] = {}
-        self.facts: list[tuple[str, str]] = []
-
-    def __call__(self, text: str) -> list[tuple[str, str]]:
-        """Every fact occurrence of `text` in order (= `text_facts(text)`)."""
-        facts = self.facts
-        return [facts[i] for line in text.split("\n") for i in self._line(line)]
-
-    def ids(self, parts: Sequence[str]) -> list[int]:
-        """Ids of the distinct facts of `"\\n".join(parts)`, in order of first appearance."""
-        known = self._known
-        out: list[int] = []
-        for part in parts:
-            for line in part.split("\n"):
-                found = known.get(line)
-                if found is None:
-                    found = self._line(line)
-                if found:
-                    out += found
-        return list(dict.fromkeys(out)) if len(out) > 1 else out
-
-    def _line(self, line: str) -> tuple[int, ...]:
-        known = self._known
-        found = known.get(line)
-        if found is not None:
-            return found
-        index, facts = self._index, self.facts
-        ids = []
-        for fact in text_facts(line):
-            fid = index.get(fact)
-            if fid is None:
-                fid = index[fact] = len(facts)
-                facts.append(fact)
-            ids.append(fid)
-        found = tuple(ids)
-        if len(line) <= self.LINE_CHARS:
-            if len(known) >= self.LINES:
-                known.clear()
-            known[line] = found
-        return found
 
 
 def extract_facts(text: str) -> dict[str, list[str]]:

@@ -50,10 +50,14 @@ class TextScan:
         self.probe_parts = probe
         self.anchor_pieces = anchors
         self._stop = stop
-        self._texts: dict[str, list[Any]] = {}
-        """Text -> [its distinct fact ids, or None; {how: its distinct anchors}, or None]."""
-        self._lines: dict[str, list[Any]] = {}
-        """Line -> [its fact ids in order, or None; its anchors in order, or None]."""
+        self._text_ids: dict[str, tuple[int, ...]] = {}
+        """Text -> the ids of its distinct facts, in order."""
+        self._line_ids: dict[str, tuple[int, ...]] = {}
+        """Line -> its fact ids in order."""
+        self._text_anchors: dict[tuple[str, str], tuple[tuple[str, str], ...]] = {}
+        """`(how, text)` piece -> its distinct anchors, in order."""
+        self._line_anchors: dict[str, tuple[tuple[str, str], ...]] = {}
+        """Line -> its anchors in order."""
         self._index: dict[tuple[str, str], int] = {}
         self.facts: list[tuple[str, str]] = []
         """Every interned probe fact `(category, value)`, by id."""
@@ -69,10 +73,8 @@ class TextScan:
     def stop(self, words: frozenset[str]) -> None:
         if words != self._stop:
             self._stop = words
-            for entry in self._texts.values():
-                entry[1] = None
-            for entry in self._lines.values():
-                entry[1] = None
+            self._text_anchors.clear()
+            self._line_anchors.clear()
 
     # -- messages ------------------------------------------------------------------------------
 
@@ -87,112 +89,87 @@ class TextScan:
 
     def probe(self, message: Any) -> tuple[int, list[int]]:
         """`(len(probe.message_text(message)), ids of its distinct facts in order)`."""
-        parts = self.message(message)[0]
+        parts = (self._walk if message is self._walked else self.message(message))[0]
         chars = sum(map(len, parts)) + len(parts) - 1 if parts else 0
         return chars, self.fact_ids(parts)
 
     def anchors(self, message: Any) -> tuple[tuple[str, str], ...]:
         """Distinct anchors of a model message in order (`anchors.anchor_keys` of its
         `message_texts`)."""
-        return self.anchor_keys(self.message(message)[1])
+        return self.anchor_keys(
+            (self._walk if message is self._walked else self.message(message))[1])
 
     # -- texts ---------------------------------------------------------------------------------
 
     def fact_ids(self, parts: Iterable[str]) -> list[int]:
         """Ids of the distinct facts of `"\\n".join(parts)`, in order of first appearance."""
-        texts = self._texts
+        known = self._text_ids
         out: list[int] = []
         for part in parts:
-            entry = texts.get(part)
-            found = entry[0] if entry is not None else None
+            found = known.get(part)
             if found is None:
-                found = self._text_ids(part, entry)
+                found = self._scan_ids(part)
             if found:
                 out += found
         return list(dict.fromkeys(out)) if len(out) > 1 else out
 
     def anchor_keys(self, pieces: Sequence[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
         """Distinct anchors of `(how, text)` pieces, in order of first appearance."""
-        texts = self._texts
+        known = self._text_anchors
         seen: dict[tuple[str, str], None] = {}
         found: tuple[tuple[str, str], ...] = ()
-        for how, text in pieces:
-            entry = texts.get(text)
-            by_how = entry[1] if entry is not None else None
-            found = by_how.get(how) if by_how is not None else None  # type: ignore[assignment]
+        for piece in pieces:
+            found = known.get(piece)  # type: ignore[assignment]
             if found is None:
-                found = self._text_anchors(how, text, entry)
+                found = self._scan_anchors(piece)
             if found:
                 seen.update(dict.fromkeys(found))
         return found if len(pieces) == 1 else tuple(seen)
 
-    def _entry(self, text: str, entry: list[Any] | None) -> list[Any] | None:
-        if entry is not None or len(text) > self.TEXT_CHARS:
-            return entry
-        texts = self._texts
-        if len(texts) >= self.TEXTS:
-            texts.clear()
-        entry = texts[text] = [None, None]
-        return entry
-
-    def _text_ids(self, text: str, entry: list[Any] | None) -> tuple[int, ...]:
-        lines = self._lines
+    def _scan_ids(self, text: str) -> tuple[int, ...]:
+        known, index, facts = self._line_ids, self._index, self.facts
         ids: list[int] = []
         for line in text.split("\n"):
-            known = lines.get(line)
-            found = known[0] if known is not None else None
+            found = known.get(line)
             if found is None:
-                found = self._line_ids(line, known)
+                line_ids = []
+                for fact in text_facts(line):
+                    fid = index.get(fact)
+                    if fid is None:
+                        fid = index[fact] = len(facts)
+                        facts.append(fact)
+                    line_ids.append(fid)
+                found = tuple(line_ids)
+                if len(line) <= self.LINE_CHARS:
+                    if len(known) >= self.LINES:
+                        known.clear()
+                    known[line] = found
             if found:
                 ids += found
         result = tuple(dict.fromkeys(ids)) if len(ids) > 1 else tuple(ids)
-        entry = self._entry(text, entry)
-        if entry is not None:
-            entry[0] = result
+        if len(text) <= self.TEXT_CHARS:
+            if len(self._text_ids) >= self.TEXTS:
+                self._text_ids.clear()
+            self._text_ids[text] = result
         return result
 
-    def _text_anchors(self, how: str, text: str, entry: list[Any] | None
-                      ) -> tuple[tuple[str, str], ...]:
-        lines, stop = self._lines, self._stop
+    def _scan_anchors(self, piece: tuple[str, str]) -> tuple[tuple[str, str], ...]:
+        known, stop = self._line_anchors, self._stop
+        how, text = piece
         scanned: list[tuple[str, str]] = []
         for line in text.split("\n"):
-            known = lines.get(line)
-            found = known[1] if known is not None else None
+            found = known.get(line)
             if found is None:
                 found = tuple(line_anchors(line, stop))
-                known = self._line_entry(line, known)
-                if known is not None:
-                    known[1] = found
+                if len(line) <= self.LINE_CHARS:
+                    if len(known) >= self.LINES:
+                        known.clear()
+                    known[line] = found
             if found:
                 scanned += found
         result = tuple(dict.fromkeys(piece_anchors(how, text, stop, scanned)))
-        entry = self._entry(text, entry)
-        if entry is not None:
-            if entry[1] is None:
-                entry[1] = {}
-            entry[1][how] = result
+        if len(text) <= self.TEXT_CHARS:
+            if len(self._text_anchors) >= self.TEXTS:
+                self._text_anchors.clear()
+            self._text_anchors[piece] = result
         return result
-
-    def _line_entry(self, line: str, known: list[Any] | None) -> list[Any] | None:
-        if known is not None or len(line) > self.LINE_CHARS:
-            return known
-        lines = self._lines
-        if len(lines) >= self.LINES:
-            lines.clear()
-        known = lines[line] = [None, None]
-        return known
-
-    def _line_ids(self, line: str, known: list[Any] | None) -> tuple[int, ...]:
-        index, facts = self._index, self.facts
-        ids = []
-        for fact in text_facts(line):
-            fid = index.get(fact)
-            if fid is None:
-                fid = index[fact] = len(facts)
-                facts.append(fact)
-            ids.append(fid)
-        found = tuple(ids)
-        known = self._line_entry(line, known)
-        if known is not None:
-            known[0] = found
-        return found

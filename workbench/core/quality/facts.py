@@ -5,8 +5,8 @@ Per node event: its anchors (`workbench.core.compaction.anchors`), the tool call
 the call its tool result answers. Every measure (citation audit, lifelines, re-fetches, ledger)
 reads only these facts, the timeline and the compaction records, so the log is read once, in
 seq order (`workbench.io.payloads.read_events`), whatever the number
-of compactions. Anchor extraction is memoised per text piece (logs repeat file reads, command
-output and checkpoint text), bounded by `MEMO_PIECES`.
+of compactions. Anchors are read by `workbench.core.compaction.textscan.TextScan` (each distinct
+text and line once; in the log's one pass the same scan reads the lost-fact probe's facts).
 """
 from __future__ import annotations
 
@@ -15,13 +15,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from workbench.core.compaction.anchors import (
-    piece_anchors, event_texts, schema_words, tool_arguments)
+from workbench.core.compaction.anchors import schema_words, tool_arguments
+from workbench.core.compaction.textscan import TextScan
 from workbench.io.payloads import read_events
-
-MEMO_PIECES = 1 << 16
-"""At most this many text pieces (each up to `MEMO_CHARS`) keep their anchors memoised."""
-MEMO_CHARS = 8192
 
 REFETCH_KEYS = ("file_path", "filePath", "path", "command", "cmd", "query", "q", "pattern",
                 "url", "glob")
@@ -85,30 +81,28 @@ def _calls_and_result(message: Any) -> tuple[tuple[Call, ...], str | None]:
 
 
 class FactReader:
-    """Reads `NodeFacts` for seqs of one log (module doc); `stop` are schema words."""
+    """Reads `NodeFacts` for seqs of one log (module doc); `stop` are schema words; `scan`
+    reads the anchors (a scan of its own when None)."""
 
-    def __init__(self, events: Sequence[Mapping[str, Any]], stop: frozenset[str]) -> None:
+    def __init__(self, events: Sequence[Mapping[str, Any]], stop: frozenset[str],
+                 scan: TextScan | None = None) -> None:
         self.events = events
-        self.stop = stop
+        self.scan = TextScan(probe=False) if scan is None else scan
+        self.scan.stop = stop
         self.facts = NodeFacts()
-        self._memo: dict[tuple[str, str], tuple[tuple[str, str], ...]] = {}
 
-    def keys(self, pieces: Iterable[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
-        """Distinct anchors of `(how, text)` pieces (memoised per piece)."""
-        memo, stop = self._memo, self.stop
-        seen: dict[tuple[str, str], None] = {}
-        found: tuple[tuple[str, str], ...] = ()
-        for piece in pieces:
-            found = memo.get(piece)  # type: ignore[assignment]
-            if found is None:
-                found = tuple(dict.fromkeys(piece_anchors(piece[0], piece[1], stop)))
-                if len(piece[1]) <= MEMO_CHARS:
-                    if len(memo) >= MEMO_PIECES:
-                        memo.clear()
-                    memo[piece] = found
-            if found:
-                seen.update(dict.fromkeys(found))
-        return found if type(pieces) is list and len(pieces) == 1 else tuple(seen)
+    @property
+    def stop(self) -> frozenset[str]:
+        """Schema words (never anchors); setting others forgets the anchors remembered."""
+        return self.scan.stop
+
+    @stop.setter
+    def stop(self, words: frozenset[str]) -> None:
+        self.scan.stop = words
+
+    def keys(self, pieces: Sequence[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
+        """Distinct anchors of `(how, text)` pieces, in order of first appearance."""
+        return self.scan.anchor_keys(pieces)
 
     def read(self, seqs: Iterable[int]) -> NodeFacts:
         """Facts of `seqs` not read yet (one in-order pass over them)."""
@@ -124,17 +118,14 @@ class FactReader:
         if not isinstance(event, dict):
             facts.anchors[seq] = ()
             return
-        facts.anchors[seq] = self.keys(event_texts(event))
-        calls, answered = _calls_and_result(_message(event))
+        message = _message(event)
+        facts.anchors[seq] = self.scan.anchors(message)
+        calls, answered = _calls_and_result(message)
         if calls:
             facts.calls[seq] = calls
         if answered is not None:
             facts.results[seq] = answered
             facts.result_of.setdefault(answered, seq)
-
-    def clear_memo(self) -> None:
-        """Forget the memoised anchors (`stop` changed)."""
-        self._memo.clear()
 
     def forget(self, seqs: Iterable[int]) -> None:
         """Drop the anchors of `seqs` (read with an older `stop`) so `read` reads them again
