@@ -149,15 +149,11 @@ commands are not line patterns: see `_constraints` and `COMMAND_KEYS`. Quantifie
 possessive where giving back a character can never let the rest match (a word run followed by
 a character outside its class)."""
 
-_DIGIT, _UPPER, _UPPER_ = re.compile(r"\d").search, re.compile(r"[A-Z]").search, \
-    re.compile(r"[A-Z_]").search
-_FEATURES: dict[str, Callable[[str], Any]] = {
-    "digit": _DIGIT, "upper": _UPPER, "upper_": _UPPER_,
-    "exception": lambda line: ("Error" in line or "Exception" in line or "Warning" in line
-                               or "Fault" in line),
-    **{literal: (lambda lit: lambda line: lit in line)(literal)
-       for literal in ("://", "$", "exit", "/", ".", "-")}}
-"""What a rule `needs` in a line, by name."""
+_FEATURES: dict[str, re.Pattern[str] | tuple[str, ...]] = {
+    "digit": re.compile(r"\d"), "upper": re.compile(r"[A-Z]"), "upper_": re.compile(r"[A-Z_]"),
+    "exception": ("Error", "Exception", "Warning", "Fault"),
+    **{literal: (literal,) for literal in ("://", "$", "exit", "/", ".", "-")}}
+"""What a rule `needs` in a line, by name: a pattern found in it, or one of some substrings."""
 
 CONSTRAINT_CUES = re.compile(
     r"\b(?:must(?:n't| not)?|don'?t|do not|never|always|only|should(?:n't| not)|avoid|"
@@ -185,15 +181,21 @@ class _Scanner:
         self.pattern = TextPattern(r"(?<!\w)(?:" + "|".join(
             f"(?P<r{i}>{RULES[i].pattern})" for i in rules) + ")", re.MULTILINE)
         """Compiled for any line and for plain ASCII (`scanning.TextPattern`)."""
-        self.rules = {f"r{i}": (RULES[i], self.pattern.groupindex[f"r{i}"]) for i in rules}
-        """Name of a rule's enclosing group -> the rule and that group's number (the rule's own
-        groups follow it)."""
+        self.rules: list[tuple[Rule, int] | None] = [None] * (self.pattern.unicode.groups + 1)
+        """A rule's enclosing group number (a match's `lastindex`: it closes last) -> the rule
+        and that number (the rule's own groups follow it)."""
+        for i in rules:
+            base = self.pattern.groupindex[f"r{i}"]
+            self.rules[base] = (RULES[i], base)
 
     @classmethod
     def of(cls, line: str) -> _Scanner:
         mask = _ALWAYS
-        for test, bits in _NEEDS:
-            if test(line):
+        for literal, bits in _LITERAL_NEEDS:
+            if literal in line:
+                mask |= bits
+        for pattern, bits in _PATTERN_NEEDS:
+            if pattern.search(line) is not None:
                 mask |= bits
         scanner = cls._compiled.get(mask)
         if scanner is None:
@@ -204,6 +206,10 @@ class _Scanner:
 _ALWAYS = sum(1 << i for i, rule in enumerate(RULES) if rule.needs is None)
 _NEEDS = tuple((_FEATURES[need], sum(1 << i for i, r in enumerate(RULES) if r.needs == need))
                for need in dict.fromkeys(r.needs for r in RULES if r.needs is not None))
+_LITERAL_NEEDS = tuple((literal, bits) for feature, bits in _NEEDS
+                       if isinstance(feature, tuple) for literal in feature)
+_PATTERN_NEEDS = tuple((feature, bits) for feature, bits in _NEEDS
+                       if not isinstance(feature, tuple))
 """Each feature a line may have, with the rules that need it (as bits of a rule mask)."""
 
 
@@ -246,7 +252,7 @@ def line_anchors(line: str, stop: frozenset[str]) -> list[tuple[str, str]]:
     scanner = _Scanner.of(line)
     rules = scanner.rules
     for match in scanner.pattern.scanner(line).finditer(line):
-        rule, base = rules[match.lastgroup]  # type: ignore[index]
+        rule, base = rules[match.lastindex]  # type: ignore[index,misc]
         value = (match.group(base + rule.group if rule.group else base) if rule.normalise is None
                  else rule.normalise(_Shifted(match, base), line))  # type: ignore[arg-type]
         if not value or value in SCHEMA_WORDS or value in stop:

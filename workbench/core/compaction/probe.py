@@ -75,14 +75,14 @@ marker group closing the alternative that matched. Compiled for any text and for
 (`scanning.TextPattern`: same matches, the ASCII compile is faster)."""
 _PLAIN_FACTS = re.compile("|".join(f"(?P<g{i}>{p})" for i, (_, p) in enumerate(_PATTERNS)))
 """The readable form of `_FACTS` (same matches, several times slower); the tests compare them."""
-_GROUP_KIND: dict[int, tuple[str, Any]] = {
-    i + 1: (name, {0: lambda v: v.rstrip(".,;:"), 6: str.strip}.get(i))
+CATEGORIES = ("paths", "identifiers", "errors", "numbers", "urls")
+
+_GROUP_KIND: dict[int, tuple[int, Any]] = {
+    i + 1: (CATEGORIES.index(name), {0: lambda v: v.rstrip(".,;:"), 6: str.strip}.get(i))
     for i, (name, _) in enumerate(_PATTERNS)}
-"""Marker group number -> (category, how the matched text is trimmed, None: as it is). A URL
+"""Marker group number -> (category number, how the matched text is trimmed, None: as it is). A URL
 loses trailing `.,;:` and an error line its surrounding blanks; no other fact can end with that
 punctuation (a path ends on a word character, `@`, `+` or `-`) or start or end with a blank."""
-
-CATEGORIES = ("paths", "identifiers", "errors", "numbers", "urls")
 
 
 def message_text(message: Any) -> str:
@@ -101,13 +101,33 @@ def text_facts(text: str) -> list[tuple[str, str]]:
 
     No pattern matches across a line break and a line break satisfies every boundary a text
     start does, so the facts of texts joined by newlines are the facts of each text in turn:
-    hidden messages are scanned one by one (`probe_facts` merges them)."""
+    hidden messages are scanned one by one (`probe_facts` merges them), a log's texts line by
+    line (`textscan.TextScan`)."""
+    facts: list[tuple[str, str]] = []
+    return [facts[i] for i in interned_facts(text, fact_index(), facts)]
+
+
+def fact_index() -> list[dict[str, int]]:
+    """An empty interning index for `interned_facts`."""
+    return [{} for _ in CATEGORIES]
+
+
+def interned_facts(text: str, index: list[dict[str, int]], facts: list[tuple[str, str]]
+                   ) -> list[int]:
+    """`text_facts(text)` as ids: `facts[i]` is the fact of id `i`, `index[c][value]` the id of
+    a value of category `CATEGORIES[c]`; a fact not seen yet is added to both."""
     out = []
     append = out.append
     kinds = _GROUP_KIND
     for match in _FACTS.scanner(text).finditer(text):
-        name, trim = kinds[match.lastindex]  # type: ignore[index]
-        append((name, match.group() if trim is None else trim(match.group())))
+        category, trim = kinds[match.lastindex]  # type: ignore[index]
+        value = match.group() if trim is None else trim(match.group())
+        known = index[category]
+        fid = known.get(value)
+        if fid is None:
+            fid = known[value] = len(facts)
+            facts.append((CATEGORIES[category], value))
+        append(fid)
     return out
 
 

@@ -31,7 +31,7 @@ from typing import Any
 
 from workbench.core.compaction.anchor_texts import message_views
 from workbench.core.compaction.anchors import line_anchors, piece_anchors
-from workbench.core.compaction.probe import text_facts
+from workbench.core.compaction.probe import fact_index, interned_facts
 
 Pieces = list[tuple[str, str]]
 
@@ -58,7 +58,7 @@ class TextScan:
         """`(how, text)` piece -> its distinct anchors, in order."""
         self._line_anchors: dict[str, tuple[tuple[str, str], ...]] = {}
         """Line -> its anchors in order."""
-        self._index: dict[tuple[str, str], int] = {}
+        self._index = fact_index()
         self.facts: list[tuple[str, str]] = []
         """Every interned probe fact `(category, value)`, by id."""
         self._walked: Any = None
@@ -132,14 +132,7 @@ class TextScan:
         for line in text.split("\n"):
             found = known.get(line)
             if found is None:
-                line_ids = []
-                for fact in text_facts(line):
-                    fid = index.get(fact)
-                    if fid is None:
-                        fid = index[fact] = len(facts)
-                        facts.append(fact)
-                    line_ids.append(fid)
-                found = tuple(line_ids)
+                found = tuple(interned_facts(line, index, facts))
                 if len(line) <= self.LINE_CHARS:
                     if len(known) >= self.LINES:
                         known.clear()
