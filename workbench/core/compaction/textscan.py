@@ -4,20 +4,24 @@
 Two measures read what a model was shown: the lost-fact probe (`probe.text_facts` of the text
 `probe.message_text` joins) and the compaction-quality anchors (`anchors.piece_anchors` of the
 pieces `anchor_texts.message_texts` yields). `TextScan` serves both from one walk of a message's
-content and one memo of texts and lines:
+content and memos of the texts and lines it has read:
 
-* `message(m)` walks the content once and yields both views of it: the probe's parts (every
-  text, tool-call name and raw arguments, tool-result content) and the anchors' pieces (the
-  same texts but the tool calls' parsed argument values, no harness boilerplate, no checkpoint
-  framing). The walk of the last message is remembered: the one pass hands each message to
-  both measures (`eventfacts.EventFacts`, `quality.facts.FactReader`).
-* a distinct text is read once per measure (a text memo: logs repeat file reads, command
-  output, argument boilerplate, the checkpoint preamble of every nested checkpoint), and, inside
-  texts not seen yet, a distinct line is scanned once per measure (a line memo). No probe
-  pattern or anchor rule matches across a line break (`probe.text_facts`,
-  `anchors.text_anchors`), so a text's results are its lines' results in turn: exact.
-* the probe's facts are interned: `facts[i]` is the `(category, value)` of id `i`, ids in order
-  of first appearance; a message keeps a few ids, never its text.
+* `message(m)` walks the content once for both views (`anchor_texts.message_views`): the
+  probe's parts (every text, tool-call name and raw arguments, tool-result content) and the
+  anchors' pieces (the same texts but the tool calls' parsed argument values, no harness
+  boilerplate, no checkpoint framing). The walk of the last message is remembered: the log's
+  one pass hands each message to both measures (`eventfacts.EventFacts`,
+  `quality.facts.FactReader`, sharing one scan).
+* a distinct text is read once per measure (logs repeat file reads, command output, argument
+  boilerplate, the checkpoint preamble of every nested checkpoint) and, inside texts not seen
+  yet, a distinct line is scanned once per measure. Both measures are defined line by line (no
+  probe pattern matches across a line break, `probe.text_facts`; anchors are scanned per line,
+  `anchors.text_anchors`), so a text's results are its lines' results in turn: exact. Each
+  measure keeps its own regular expression (`probe._FACTS`, the anchors' `RULES`): they claim
+  spans in different orders, so one alternation cannot serve both.
+* the probe's facts are interned (`probe.interned_facts`): `facts[i]` is the `(category,
+  value)` of id `i`, ids in order of first appearance; a message keeps a few ids, never its
+  text.
 * anchors depend on the schema words `stop` (never anchors): setting another `stop` forgets the
   anchors remembered (not the probe's facts).
 
