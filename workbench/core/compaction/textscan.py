@@ -46,7 +46,7 @@ class TextScan:
 
     TEXTS = 1 << 16
     TEXT_CHARS = 8192
-    LINES = 1 << 17
+    LINES = 1 << 16
     LINE_CHARS = 2048
 
     def __init__(self, *, probe: bool = True, anchors: bool = True,
