@@ -53,7 +53,6 @@ class Live:
         self.log = log
         self.feeding = feeding
         self.newer: str | None = None   # a higher generation found beside the log (kept once found)
-        self.usage_rows: Any = None     # the timeline frame's usage columns, extended (`frames.timeline`)
 
     def find_newer(self, session_id: str | None) -> str | None:
         if self.newer is None:

@@ -15,14 +15,13 @@ nothing is refolded per seq.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import islice
-from operator import attrgetter
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
-from workbench.frames.columns import EVENT_TYPE, TIME, Column, Columns, coded, frame, int64_cells
+from workbench.core.tokens.usage_table import SOURCES, UsageTable
+from workbench.frames.columns import EVENT_TYPE, TIME, Column, Columns, coded, frame, int64_or_none
 from workbench.frames.meters import (
     DEFAULT_METERS, check_meters, fill_log_prices, log_prices, meter_columns)
 
@@ -35,7 +34,8 @@ SURFACE_CHANGE = pd.CategoricalDtype(["append", "replace", "rejected"])
 USAGE_SOURCE = pd.CategoricalDtype(["message", "attempt", "chunk"])
 """Where a usage sample was read: an assistant/message, a v4 assistant/attempt, a v0 chunk."""
 
-_SOURCE_CODES = {name: code for code, name in enumerate(USAGE_SOURCE.categories)}
+_SOURCE_TABLE = np.array([USAGE_SOURCE.categories.get_loc(name) for name in SOURCES], dtype=np.int8)
+"""`USAGE_SOURCE` code of each `usage_table.SOURCES` code."""
 _USAGE_FIELDS = ("input_tokens", "cache_read_tokens", "cache_write_tokens", "output_tokens",
                  "reasoning_tokens", "total_tokens")
 
@@ -49,81 +49,75 @@ def _change(session: AnalysedLog) -> pd.Categorical:
     return pd.Categorical.from_codes(codes, dtype=SURFACE_CHANGE)
 
 
-class UsageRows:
-    """The usage samples' values as numpy columns, one row per sample (`update` reads only the
-    samples added since, and the last one again: a retry of the same turn/step re-marks it as
-    replaced, §6.7). A followed session keeps one (`Live.usage_rows`) across refreshes."""
-
-    def __init__(self) -> None:
-        self.count = 0
-        self._seq = np.zeros(0, dtype=np.int64)
-        self._values = np.zeros((len(_USAGE_FIELDS), 0), dtype=np.int64)
-        self._mask = np.ones((len(_USAGE_FIELDS), 0), dtype=bool)
-        self._counted = np.zeros(0, dtype=bool)
-        self._source = np.zeros(0, dtype=np.int8)
-
-    def _reserve(self, count: int) -> None:
-        if count <= len(self._seq):
-            return
-        size = max(count + count // 4 + 1024, 2 * len(self._seq))
-        keep = self.count
-
-        def grown(old: np.ndarray, fill: Any) -> np.ndarray:
-            new = np.full((*old.shape[:-1], size), fill, dtype=old.dtype)
-            new[..., :keep] = old[..., :keep]
-            return new
-        self._seq, self._values = grown(self._seq, 0), grown(self._values, 0)
-        self._mask, self._counted = grown(self._mask, True), grown(self._counted, False)
-        self._source = grown(self._source, -1)
-
-    def update(self, samples: Sequence[Any]) -> UsageRows:
-        total = len(samples)
-        self._reserve(total)
-        first = max(self.count - 1, 0)
-        read = attrgetter("seq", "counted", "source", *_USAGE_FIELDS)
-        seqs, counted, sources, *values = list(zip(*map(read, islice(samples, first, total)))) \
-            or [()] * (3 + len(_USAGE_FIELDS))
-        self._seq[first:total] = [int(seq) for seq in seqs]
-        for k, column in enumerate(values):
-            self._values[k, first:total], self._mask[k, first:total] = int64_cells(column)
-        self._counted[first:total] = counted
-        self._source[first:total] = [_SOURCE_CODES.get(source, -1) for source in sources]
-        self.count = total
-        return self
-
-    def columns(self, n: int) -> dict[str, object]:
-        """Per-seq columns of a log of `n` events (missing where no sample was settled; the
-        columns missing exactly there share one mask)."""
-        count = self.count
-        seqs = self._seq[:count]
-        out: dict[str, object] = {}
-        unsampled = np.ones(n, dtype=bool)
-        unsampled[seqs] = False
-        for k, name in enumerate(_USAGE_FIELDS):
-            data = np.zeros(n, dtype=np.int64)
-            data[seqs] = self._values[k, :count]
-            mask = unsampled
-            if self._mask[k, :count].any():
-                mask = unsampled.copy()
-                mask[seqs] = self._mask[k, :count]
-            out[name] = pd.arrays.IntegerArray(data, mask)
-        counted = np.zeros(n, dtype=bool)
-        counted[seqs] = self._counted[:count]
-        out["counted"] = pd.arrays.BooleanArray(counted, unsampled)
-        codes = np.full(n, -1, dtype=np.int8)
-        codes[seqs] = self._source[:count]
-        out["source"] = pd.Categorical.from_codes(codes, dtype=USAGE_SOURCE)
-        return out
+_TOTAL_PARTS = ("input_tokens", "cache_read_tokens", "cache_write_tokens", "output_tokens")
+_SAFE_PART = 1 << 60
+"""Four parts below this sum within int64, so `total_tokens` is added as int64 arrays."""
 
 
-def _usage(session: AnalysedLog) -> dict[str, object]:
-    live = getattr(session, "live", None)
-    rows = getattr(live, "usage_rows", None) if live is not None else None
-    if rows is None:
-        rows = UsageRows()
-        if live is not None:
-            live.usage_rows = rows
-    return rows.update(session.usage).columns(len(session))
+def _cells(samples: UsageTable, name: str) -> tuple[np.ndarray, np.ndarray]:
+    """(data, missing) of one usage field per sample, by `int64_or_none` (the one cell rule)."""
+    if name == "total_tokens":
+        return _totals(samples)
+    values, missing, odd = samples.ints(name)
+    for row, value in odd.items():
+        cell = int64_or_none(value)
+        values[row], missing[row] = (0, True) if cell is None else (cell, False)
+    return values, missing
+
+
+def _totals(samples: UsageTable) -> tuple[np.ndarray, np.ndarray]:
+    """`UsageSample.total_tokens` per sample: the four parts added as int64 where that is exact
+    (plain ints below `_SAFE_PART`), as the samples' Python numbers elsewhere."""
+    parts = [samples.ints(name) for name in _TOTAL_PARTS]
+    exact = np.ones(len(samples), dtype=bool)
+    for values, _missing, odd in parts:
+        exact &= values < _SAFE_PART
+        exact[list(odd)] = False
+    total = np.zeros(len(samples), dtype=np.int64)
+    for values, _missing, _odd in parts:
+        total += np.where(exact, values, 0)
+    missing = np.zeros(len(samples), dtype=bool)
+    for row in np.flatnonzero(~exact).tolist():
+        cell = int64_or_none(samples[row].total_tokens)
+        total[row], missing[row] = (0, True) if cell is None else (cell, False)
+    return total, missing
+
+
+def _sample_seqs(samples: UsageTable) -> np.ndarray:
+    """The row of each sample: its seq (as `int(seq)` reads it)."""
+    values, missing, odd = samples.ints("seq")
+    if missing.any() or odd:
+        return np.array([int(s.seq) for s in samples], dtype=np.int64)   # type: ignore[arg-type]
+    return values
+
+
+def usage_columns(samples: UsageTable, n: int) -> dict[str, object]:
+    """Per-seq columns of a log of `n` events from its usage samples (missing where no sample
+    was settled; the columns missing exactly there share one mask)."""
+    seqs = _sample_seqs(samples)
+    out: dict[str, object] = {}
+    unsampled = np.ones(n, dtype=bool)
+    unsampled[seqs] = False
+    for name in _USAGE_FIELDS:
+        values, missing = _cells(samples, name)
+        data = np.zeros(n, dtype=np.int64)
+        data[seqs] = values
+        mask = unsampled
+        if missing.any():
+            mask = unsampled.copy()
+            mask[seqs] = missing
+        out[name] = pd.arrays.IntegerArray(data, mask)
+    counted = np.zeros(n, dtype=bool)
+    counted[seqs] = samples.ints("replaced_by")[1]     # counted: never replaced (None)
+    out["counted"] = pd.arrays.BooleanArray(counted, unsampled)
+    codes = np.full(n, -1, dtype=np.int8)
+    codes[seqs] = _SOURCE_TABLE[samples.source_codes()]
+    out["source"] = pd.Categorical.from_codes(codes, dtype=USAGE_SOURCE)
+    return out
+
+
+def _usage(session: FrameSource) -> dict[str, object]:
+    return usage_columns(session.usage, len(session))
 
 
 TimelineBase: Columns = (

@@ -19,45 +19,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
-from workbench.core.prefix import Prefix
+from workbench.core.tokens.usage_table import UsageSample, UsageTable
 from workbench.io.generations import nested_streams
 from workbench.io.jsjson import ABSENT, is_number
 from workbench.io.payloads import read_events
-
-
-@dataclass(frozen=True, slots=True)
-class UsageSample:
-    """One provider report. `replaced_by` is the seq of the later sample that replaced it."""
-
-    seq: Any
-    turn: Any
-    step: Any
-    source: str  # "message" | "attempt" | "chunk"
-    input_tokens: int
-    cache_read_tokens: int
-    cache_write_tokens: int
-    output_tokens: int
-    reasoning_tokens: int | None
-    reported_total: int | None
-    malformed: bool = False
-    replaced_by: Any = None
-
-    @property
-    def prompt_tokens(self) -> int:
-        """Prompt side of the call: input + cache read + cache write (the context it saw)."""
-        return self.input_tokens + self.cache_read_tokens + self.cache_write_tokens
-
-    @property
-    def total_tokens(self) -> int:
-        """Disjoint-bucket total (reference `usageTokens`): prompt + output."""
-        return self.prompt_tokens + self.output_tokens
-
-    @property
-    def counted(self) -> bool:
-        return self.replaced_by is None
 
 
 @dataclass(frozen=True)
@@ -152,18 +120,19 @@ class UsageCollector:
 
     def __init__(self, *, version: int) -> None:
         self.version = version
-        self._samples: list[UsageSample] = []
+        self._table = UsageTable()
         self._last: int | None = None
 
     def feed(self, event: Any) -> None:
         if type(event) is not dict:
             return
-        samples, last, version = self._samples, self._last, self.version
+        table, last, version = self._table, self._last, self.version
         etype = event.get("type")
         if etype == "llm/retry-started" and nested_streams(version):
             data = event.get("data")
-            if last is not None and type(data) is dict and _same(samples[last].turn, data.get("turn")) \
-                    and _same(samples[last].step, data.get("step")):
+            if last is not None and type(data) is dict \
+                    and _same(table.field("turn", last), data.get("turn")) \
+                    and _same(table.field("step", last), data.get("step")):
                 self._last = None
             return
         found = _sample_of(event, version)
@@ -172,15 +141,16 @@ class UsageCollector:
         data = event["data"]
         sample = make_sample(found[0], seq=event.get("seq"), turn=data.get("turn"), step=data.get("step"),
                              source=found[1])
-        if last is not None and _same(samples[last].turn, sample.turn) and _same(samples[last].step, sample.step):
-            previous = samples[last]
-            samples[last] = replace(previous, replaced_by=sample.seq)
-        samples.append(sample)
-        self._last = len(samples) - 1
+        if last is not None and _same(table.field("turn", last), sample.turn) \
+                and _same(table.field("step", last), sample.step):
+            table.set_replaced_by(last, sample.seq)
+        table.append(sample)
+        self._last = len(table) - 1
 
-    def samples(self) -> Sequence[UsageSample]:
-        """The samples so far, as a view (`workbench.core.prefix.Prefix`: the collector may go on)."""
-        return Prefix(self._samples)
+    def samples(self) -> UsageTable:
+        """The samples so far, as a view of the collector's columns
+        (`workbench.core.tokens.usage_table`: the collector may go on)."""
+        return self._table.view()
 
 
 def usage_samples(events: Sequence[dict], *, version: int,

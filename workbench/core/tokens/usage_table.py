@@ -1,0 +1,194 @@
+"""`UsageTable`: the provider usage samples of a log as columns, one row per sample. Layer: core.
+
+`workbench.core.tokens.usage.UsageCollector` appends a row per sample while the loader scans the
+log. A large log has one sample per model call (173k on a 1.3M-event log), so a row is a few
+machine integers, not a `UsageSample` object holding the parsed ints; `UsageSample`s are made on
+read (`table[row]`, iteration), and column readers (the timeline frame) read `ints(field)`
+without making one.
+
+Invariants: a field reads back exactly the value the sample was made with. A plain int within
+int64 is stored in the field's int64 array, None as a missing flag, anything else (a float such
+as Infinity, an integer beyond int64, a non-int seq/turn/step) as it is in the field's `odd` map
+by row. Rows only grow; `replaced_by` of a row may be set later (a retry of the same turn/step).
+A `view()` is the first rows as of now (a followed log's collector goes on appending).
+"""
+from __future__ import annotations
+
+from array import array
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from itertools import islice
+from typing import Any
+
+import numpy as np
+
+from workbench.errors import SeqOutOfRange
+
+
+@dataclass(frozen=True, slots=True)
+class UsageSample:
+    """One provider report. `replaced_by` is the seq of the later sample that replaced it."""
+
+    seq: Any
+    turn: Any
+    step: Any
+    source: str  # "message" | "attempt" | "chunk"
+    input_tokens: int
+    cache_read_tokens: int
+    cache_write_tokens: int
+    output_tokens: int
+    reasoning_tokens: int | None
+    reported_total: int | None
+    malformed: bool = False
+    replaced_by: Any = None
+
+    @property
+    def prompt_tokens(self) -> int:
+        """Prompt side of the call: input + cache read + cache write (the context it saw)."""
+        return self.input_tokens + self.cache_read_tokens + self.cache_write_tokens
+
+    @property
+    def total_tokens(self) -> int:
+        """Disjoint-bucket total (reference `usageTokens`): prompt + output."""
+        return self.prompt_tokens + self.output_tokens
+
+    @property
+    def counted(self) -> bool:
+        return self.replaced_by is None
+
+
+SOURCES = ("message", "attempt", "chunk")
+"""Where a sample was read, by code."""
+_SOURCE_CODES = {name: code for code, name in enumerate(SOURCES)}
+FIELDS = ("seq", "turn", "step", "input_tokens", "cache_read_tokens", "cache_write_tokens",
+          "output_tokens", "reasoning_tokens", "reported_total", "replaced_by")
+"""The `UsageSample` fields kept as int64 columns (`source` and `malformed` are codes)."""
+_LOW, _HIGH = -2**63, 2**63
+
+
+class IntColumn:
+    """int64 values, a missing flag (None) and the rows holding anything else (module doc)."""
+
+    __slots__ = ("values", "missing", "odd")
+
+    def __init__(self) -> None:
+        self.values = array("q")
+        self.missing = bytearray()
+        self.odd: dict[int, Any] = {}
+
+    def append(self, value: Any) -> None:
+        if type(value) is int and _LOW <= value < _HIGH:
+            self.values.append(value)
+            self.missing.append(0)
+            return
+        if value is not None:
+            self.odd[len(self.values)] = value
+        self.values.append(0)
+        self.missing.append(value is None)
+
+    def set(self, row: int, value: Any) -> None:
+        self.odd.pop(row, None)
+        plain = type(value) is int and _LOW <= value < _HIGH
+        self.values[row] = value if plain else 0
+        self.missing[row] = value is None
+        if not plain and value is not None:
+            self.odd[row] = value
+
+    def __getitem__(self, row: int) -> Any:
+        if self.missing[row]:
+            return None
+        odd = self.odd
+        if odd and row in odd:
+            return odd[row]
+        return self.values[row]
+
+    def tolist(self, stop: int) -> list[Any]:
+        out: list[Any] = self.values[:stop].tolist()
+        for row in np.flatnonzero(np.frombuffer(self.missing, dtype=np.uint8)[:stop]).tolist():
+            out[row] = None
+        for row, value in self.odd.items():
+            if row < stop:
+                out[row] = value
+        return out
+
+
+class UsageTable(Sequence):
+    """The samples' columns (module doc): a `Sequence` of `UsageSample`s made on read."""
+
+    def __init__(self, columns: dict[str, IntColumn] | None = None, source: array | None = None,
+                 malformed: bytearray | None = None, stop: int | None = None) -> None:
+        self.columns = {name: IntColumn() for name in FIELDS} if columns is None else columns
+        self.source = array("b") if source is None else source
+        self.malformed = bytearray() if malformed is None else malformed
+        self._stop = stop
+
+    def view(self) -> UsageTable:
+        """The rows so far, sharing the columns (later rows are not seen)."""
+        return UsageTable(self.columns, self.source, self.malformed, len(self))
+
+    def append(self, sample: UsageSample) -> None:
+        """Add the row of a sample (the collector's table, not a view)."""
+        columns = self.columns
+        for name in FIELDS:
+            columns[name].append(getattr(sample, name))
+        self.source.append(_SOURCE_CODES[sample.source])
+        self.malformed.append(sample.malformed)
+
+    def set_replaced_by(self, row: int, seq: Any) -> None:
+        self.columns["replaced_by"].set(row, seq)
+
+    def field(self, name: str, row: int) -> Any:
+        """One field of one row, without making the sample."""
+        return self.columns[name][row]
+
+    def ints(self, name: str) -> tuple[np.ndarray, np.ndarray, dict[int, Any]]:
+        """An int field of every row: (int64 values, missing (None), the odd rows' values as
+        they are); copies, so later changes do not show."""
+        column, n = self.columns[name], len(self)
+        values = np.array(column.values[:n], dtype=np.int64)
+        missing = np.frombuffer(column.missing, dtype=np.bool_)[:n].copy()   # no view kept: it grows
+        return values, missing, {row: v for row, v in column.odd.items() if row < n}
+
+    def source_codes(self) -> np.ndarray:
+        """int8 codes into `SOURCES`, one per row (a copy)."""
+        return np.array(self.source[:len(self)], dtype=np.int8)
+
+    def __len__(self) -> int:
+        return len(self.source) if self._stop is None else self._stop
+
+    def __getitem__(self, row: Any) -> Any:
+        if isinstance(row, slice):
+            return tuple(self[i] for i in range(*row.indices(len(self))))
+        n = len(self)
+        if row < 0:
+            row += n
+        if not 0 <= row < n:
+            raise SeqOutOfRange(f"no usage sample {row} of {n}")
+        c = self.columns
+        return UsageSample(
+            c["seq"][row], c["turn"][row], c["step"][row], SOURCES[self.source[row]],
+            c["input_tokens"][row], c["cache_read_tokens"][row], c["cache_write_tokens"][row],
+            c["output_tokens"][row], c["reasoning_tokens"][row], c["reported_total"][row],
+            bool(self.malformed[row]), c["replaced_by"][row])
+
+    def __iter__(self) -> Iterator[UsageSample]:
+        n = len(self)
+        c = {name: column.tolist(n) for name, column in self.columns.items()}
+        sources = [SOURCES[code] for code in islice(self.source, n)]
+        malformed = [bool(b) for b in islice(self.malformed, n)]
+        return map(UsageSample, c["seq"], c["turn"], c["step"], sources, c["input_tokens"],
+                   c["cache_read_tokens"], c["cache_write_tokens"], c["output_tokens"],
+                   c["reasoning_tokens"], c["reported_total"], malformed, c["replaced_by"])
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence) or isinstance(other, (str, bytes)):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"UsageTable({len(self)} samples)"
+
+
+__all__ = ["FIELDS", "SOURCES", "IntColumn", "UsageSample", "UsageTable"]
