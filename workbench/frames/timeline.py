@@ -116,7 +116,7 @@ def usage_columns(samples: UsageTable, n: int) -> dict[str, object]:
     return out
 
 
-def _usage(session: FrameSource) -> dict[str, object]:
+def _usage(session: AnalysedLog) -> dict[str, object]:
     return usage_columns(session.usage, len(session))
 
 
