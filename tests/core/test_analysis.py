@@ -90,3 +90,4 @@ def test_the_cli_reads_the_surface_from_the_loads_fold(command: str, monkeypatch
     assert '"at": ' in capsys.readouterr().out
     n = len(AnalysedLog.load(path, ride=False))
     assert n > 100 and reads["n"] < n // 4, (reads["n"], n)
+

@@ -6,20 +6,24 @@ one pass riding on it (`workbench.core.log_pass.LogPass`): the log is parsed onc
 is computed once, on first use, from that pass:
 
 * `index` (`workbench.core.index.LogIndex`, the one per-seq store), `timeline` (the load's one
-  fold), `surface` (`core.surface_arrays.SurfaceArrays`), `prices` (DSH node price per seq);
+  fold; `surface_fold(at)` reads it as a fold of the prefix would give it), `surface`
+  (`core.surface_arrays.SurfaceArrays`), `prices` (DSH node price per seq);
 * `usage` (provider usage samples), `attempts` (model-call attempts), `model_calls` (what the
   audit and the cost ledger read of the attempts);
 * `compactions` (`core.compaction.brackets.Compactions`), `audit` (`core.compaction.audit
   .AuditReport`), `quality` (`core.quality.Quality`: citations, re-fetches, ledger inputs);
 * `meter_counts`: per-seq counts of each real-tokenizer meter, once a caller computed them.
 
-The CLI (`workbench audit`, `probes`, `whatif`, ...), the frames (`workbench.session.Session`
-is this object plus a frame cache), the views and the report all read these members. What the
-pass was made to feed is chosen up front: the notebook's pass feeds the index, usage and
-attempts (`audit=False`); the CLI audit's feeds the audit's probe texts and the quality's node
-facts instead (`audit=True`), and a member the pass did not feed (the index, usage, v4
-attempts) is computed by the same pass over the loaded events when first asked. A log loaded
-without a pass (`AnalysedLog(log)`) makes the whole pass on first use.
+The CLI (every subcommand reading one log), the frames (`workbench.session.Session` is this
+object plus a frame cache; every builder is a function of these members), the views and the
+report all read them. What the pass feeds is chosen up front: the notebook's pass feeds the
+index, usage and attempts (`audit=False`); the CLI audit's feeds the audit's probe texts and the
+quality's node facts instead (`audit=True`), and a member the pass did not feed (the index,
+usage, v4 attempts) is computed by the same pass over the loaded events when first asked. With
+no pass riding (`ride=False`: `info`, `fold`, `tokens`) the load's fold is kept: `timeline`,
+`surface_fold` and `compactions` need no pass (the bracket scan parses only the events it acts
+on); anything else makes the whole pass on first use, as for a log loaded elsewhere
+(`AnalysedLog(log)`).
 
 A followed log keeps its pass open (`grown`): the index, fold, usage and attempts continue from
 their state, the compaction brackets are extended, the rest is recomputed on first use.

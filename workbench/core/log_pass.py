@@ -108,19 +108,14 @@ class LogPass:
         found = self._found
         usage_types: frozenset[str] | set[str] = frozenset()
         use: Any = None
-        if self.index:
-            indexer = self._indexer = LogIndexBuilder(version=v, spare=self.spare)
-            price_of: Callable[[Any], int] = indexer.feed
+        indexed = self.index
+        index: Any = None
+        if indexed:   # the index prices the node (-1: a log-only type)
+            self._indexer = LogIndexBuilder(version=v, spare=self.spare)
+            index = self._indexer.feed
             self._usage = UsageCollector(version=v)
             use, usage_types = self._usage.feed, USAGE_TYPES
-        else:
-            priced_types, price_ = message_types(v), self._prices.append
-
-            def price_of(event: Any) -> int:
-                kind = event.get("type") if type(event) is dict else None
-                price = node_price(event, version=v) if kind in priced_types else -1
-                price_(price)
-                return price
+        priced_types, price_ = message_types(v), self._prices.append
         node_types = facts.node_types
         node, header, mark, grow = facts.node, facts.header, facts.mark, facts._grow
         texts_before = facts.texts_before
@@ -129,7 +124,11 @@ class LogPass:
         def feed(event: Mapping[str, Any]) -> None:
             nonlocal seq
             kind = event.get("type") if type(event) is dict else None
-            price = price_of(event)
+            if indexed:
+                price = index(event)
+            else:
+                price = node_price(event, version=v) if kind in priced_types else -1
+                price_(price)
             grow(seq + 1)
             if kind in node_types:
                 node(seq, event, text=seq < texts_before, price=price if price >= 0 else None)

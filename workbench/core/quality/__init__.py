@@ -147,7 +147,8 @@ def node_pricer(events: Sequence[Mapping[str, Any]], *, version: int, timeline: 
 def analyse(events: Sequence[Mapping[str, Any]], *, version: int, timeline: SurfaceTimeline,
             records: Sequence[Any], reader: FactReader | None = None) -> Quality:
     """Citation audit and re-fetches of every compaction (one in-order read of the nodes not
-    in `reader` yet: a reader fed during the load, `workbench.core.compaction.ride`, has them).
+    in `reader` yet: a reader fed during the load, `core.log_pass.LogPass(quality=True)`, has
+    them).
     The cyclic GC is paused meanwhile, as during the load and the audit: the facts are many
     small acyclic containers, and collections would rescan the whole loaded heap again and
     again (6x the extraction's own time on the bench log)."""
