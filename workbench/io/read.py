@@ -25,7 +25,6 @@ from typing import Any
 
 from workbench.errors import LogUnreadable
 from workbench.io import zstd
-from workbench.io.allocator import map_large_buffers
 from workbench.io.header import HEADER_MISSING
 from workbench.io.model import Log
 from workbench.io.read_zstd import scan_zstd
@@ -126,7 +125,6 @@ def scan_path(path: str | os.PathLike, *, generation: int | None = None,
         raise LogUnreadable(f"{path}: permission denied") from exc
     except OSError as exc:
         raise LogUnreadable(f"{path}: cannot be read ({exc.strerror or exc})") from exc
-    map_large_buffers()   # a log's per-event arrays: returned to the OS when freed
     try:
         size = os.fstat(handle.fileno()).st_size
         first = handle.read(CHUNK)
