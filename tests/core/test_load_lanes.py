@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from workbench.core import stored
@@ -23,6 +23,8 @@ from workbench.core.relationships import check_relationships
 from workbench.core.repair import open_turn_closers
 from workbench.core.restore import RestoreError, restore_session
 from workbench.core.stored import surface_metadata_problem, validate_stored_events
+from workbench.core.surface import SurfaceState, plan_event
+from workbench.core.timeline import APPENDED, REJECTED, TimelineBuilder
 from workbench.errors import FoldError
 from workbench.io.generations import nested_streams, rules_for
 
@@ -147,3 +149,37 @@ def test_plain_append_shortcut_agrees_with_the_fold(kind: str, sources: list | N
     if stored._plain_append(event, kind, 10, version):
         assert accepted
     assert (surface_metadata_problem(event, version=version) is None) == accepted
+
+
+@settings(max_examples=300, deadline=None)
+@given(kind=st.sampled_from(["tool/result", "assistant/message", "user/message", "developer/message", "todo/write"]),
+       sources=st.one_of(st.none(), st.lists(_entry, max_size=5)), version=st.sampled_from([0, 4]),
+       op=st.sampled_from(["append", "replace", None]))
+@example(kind="assistant/message", sources=[3], version=4, op="append")
+@example(kind="assistant/message", sources=[3], version=0, op="append")
+@example(kind="tool/result", sources=[3, 5], version=4, op="append")
+@example(kind="tool/result", sources=[5, 3, 5], version=4, op="append")
+@example(kind="developer/message", sources=[3], version=4, op="append")
+@example(kind="todo/write", sources=[3], version=4, op=None)
+def test_the_fold_lanes_agree_with_plan_event(kind: str, sources: list | None, version: int,
+                                              op: str | None) -> None:
+    """The timeline's shortcuts (log-only event, plain append with plain sources) give what
+    `plan_event` gives: the same error, or an append exactly when its plan is an append."""
+    event: dict = {"type": kind, "seq": 10, "time": 0, "data": {}}
+    if op is not None:
+        event["surfaceOp"] = op if op == "append" else {"op": op, "startSeq": 3, "endSeq": 4}
+    if sources is not None:
+        event["sourceEventSeqs"] = sources
+    builder = TimelineBuilder([], version=version, base_seq=10)
+    builder.feed(event)
+    try:
+        plan = plan_event(SurfaceState(), event, 10, version=version, events=[], base_seq=10)
+        error = None
+    except FoldError as exc:
+        plan, error = None, exc
+    if error is not None:
+        assert builder.status[0] == REJECTED and builder.errors[0].message == error.message
+    else:
+        assert not builder.errors
+        assert (builder.status[0] == APPENDED) == (plan is not None and plan.kind == "append")
+        assert builder.state.nodes == ([10] if plan is not None and plan.kind == "append" else [])

@@ -36,7 +36,7 @@ from workbench.core.relationships import RelationshipChecker, RelationshipViolat
 from workbench.core.repair import TRACKED, CloserTracker
 from workbench.core.restore import RestoreChecker, RestoreError, RestoreResult
 from workbench.core.stored import ShapeMemo, StoredValidator, StoredViolation
-from workbench.core.timeline import TimelineBuilder
+from workbench.core.timeline import REJECTED, TimelineBuilder
 from workbench.errors import InternalError, LogCorrupt, LogRefused
 from workbench.io.generations import nested_streams
 from workbench.io.header import HeaderResult
@@ -149,6 +149,7 @@ class _Pipeline:
         accept_known = relationships.accept_known if relationships is not None else None
         stored_accept, track, restore_accept = stored.accept, closers.track, restore.accept
         feeds = self.feeds
+        status, planned = self.fold.status, stored.memo.planned  # type: ignore[union-attr]
         count = 0
 
         def accept(batch: list) -> None:
@@ -179,6 +180,8 @@ class _Pipeline:
                         if kind in to_restore:
                             restore_accept(event, index, enveloped=True)
                     else:
+                        if v4 and type(seq) is int and seq == index and status[index] != REJECTED:
+                            planned(event)  # the fold's verdict settles validateSurfaceMetadata
                         if relationships is not None:
                             relationships.accept(event)
                         stored_accept(event)

@@ -145,25 +145,13 @@ def surface_metadata_problem(event: Mapping[str, Any], *, version: int) -> FoldE
     return None
 
 
-_INT = frozenset((int,))
-
-
 def _plain_append(event: Mapping[str, Any], kind: Any, seq: int, version: int) -> bool:
     """Whether the fold's rules surely pass an append of an eligible type whose sources, if any,
     are distinct integer seqs before `seq` (a shortcut: False means "ask the fold")."""
     op = event.get("surfaceOp")
     if not (type(op) is str and op == "append" and kind in (_SURFACE_V4 if nested_streams(version) else _SURFACE_V0)):
         return False
-    sources = event.get("sourceEventSeqs", _fold._MISSING)
-    if sources is _fold._MISSING:
-        return True
-    if type(sources) is not list or not sources or (nested_streams(version) and kind == "assistant/message"):
-        return False
-    if len(sources) == 1:
-        source = sources[0]
-        return type(source) is int and 0 <= source < seq
-    return (set(map(type, sources)) == _INT and min(sources) >= 0 and max(sources) < seq
-            and len(set(sources)) == len(sources))
+    return _fold.plain_sources(event.get("sourceEventSeqs", _fold._MISSING), kind, seq, version)
 
 
 # -- assertMessageEventShape --------------------------------------------------------------------
@@ -262,6 +250,14 @@ class ShapeMemo:
         if self._surface is _UNSET:
             self._surface = surface_metadata_problem(event, version=self.version)
         return self._surface
+
+    def planned(self, event: Mapping[str, Any]) -> None:
+        """The load's fold planned `event` at its own (integer) seq without a `FoldError`: the
+        event-local rules `surface` applies are that plan's first checks, in the same order, so
+        they pass (one reading of ``surfaceOp``/``sourceEventSeqs`` per event)."""
+        if self._event is not event:
+            self._switch(event)
+        self._surface = None
 
     def shape(self, event: Mapping[str, Any]) -> tuple[str, str] | None:
         if self._event is not event:

@@ -128,7 +128,8 @@ def log_only_types(version: int) -> frozenset[str]:
 
 def plain_append_types(version: int) -> frozenset[str]:
     """Types for which `plan_event` on an event at its seq (an int), with ``surfaceOp`` the
-    string ``"append"`` and no ``sourceEventSeqs``, returns an append: nothing else is checked."""
+    string ``"append"`` and no ``sourceEventSeqs`` (or ones `surface_rules.plain_sources` passes),
+    returns an append: nothing else is checked."""
     return frozenset((_SURFACE_V4 - {"developer/message", "image/offload"}) if nested_streams(version)
                      else _SURFACE_V0)
 

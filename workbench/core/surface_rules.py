@@ -125,6 +125,24 @@ def _check_sources(event: Mapping[str, Any], etype: Any, seq: int, version: int)
     return sources
 
 
+_INT = frozenset((int,))
+
+
+def plain_sources(sources: Any, etype: Any, seq: int, version: int) -> bool:
+    """Whether `_check_sources` surely passes an event of type `etype` at `seq` (an int) whose
+    ``sourceEventSeqs`` is `sources` (`_MISSING`: absent): distinct integer seqs before `seq`
+    (a shortcut: False means "run the check")."""
+    if sources is _MISSING:
+        return True
+    if type(sources) is not list or not sources or (nested_streams(version) and etype == "assistant/message"):
+        return False
+    if len(sources) == 1:
+        source = sources[0]
+        return type(source) is int and 0 <= source < seq
+    return (set(map(type, sources)) == _INT and min(sources) >= 0 and max(sources) < seq
+            and len(set(sources)) == len(sources))
+
+
 def _check_coverage(sources: set | None, shadowed: tuple[int, ...], seq: int) -> None:
     cited = sources or ()
     missing = [s for s in shadowed if s not in cited]

@@ -4,8 +4,9 @@ Layer: core (pure; imports io only).
 The pass (`TimelineBuilder`, fed one event at a time) is the log's one fold: the loader feeds it
 while it scans, and its restore stage reads the outcome (`workbench.core.restore`). It runs
 `plan_event`/`apply_plan` (the same pair as `fold_surface`, v0/v4 spec §4) once per event, except
-for the two cases whose plan needs no look at the surface (a log-only event, a plain append: see
-`log_only_types`, `plain_append_types`), and records only what changes:
+for the two cases whose plan needs no look at the surface (a log-only event, a plain append whose
+sources, if any, surely pass: see `log_only_types`, `plain_append_types`,
+`workbench.core.surface_rules.plain_sources`), and records only what changes:
 
 * appended nodes, in one ascending array (between two replacements the surface only grows by
   appends, so the surface at a seq is "surface after the last replacement" + a prefix of that
@@ -38,6 +39,7 @@ from typing import Any, Literal, NamedTuple
 
 from workbench.core.projection import derive_message
 from workbench.core.surface import Replacement, SurfaceState, apply_plan, log_only_types, plain_append_types, plan_event
+from workbench.core.surface_rules import _MISSING, plain_sources
 from workbench.core.surface_diff import SurfaceDiff, diff_surfaces
 from workbench.errors import FoldError, SeqOutOfRange
 
@@ -109,13 +111,14 @@ class TimelineBuilder:
             shadow_(-1)
             status_(LOG_ONLY)
             etype = event.get("type")
-            if type(etype) is str and type(event.get("seq")) is int and event["seq"] == seq \
-                    and "sourceEventSeqs" not in event:
+            if type(etype) is str and type(event.get("seq")) is int and event["seq"] == seq:
                 # what plan_event returns for these, without asking it: nothing, or an append
                 op = event.get("surfaceOp", None)
-                if op is None and etype in quiet and "surfaceOp" not in event:
+                sources = event.get("sourceEventSeqs", _MISSING)
+                if op is None and sources is _MISSING and etype in quiet and "surfaceOp" not in event:
                     return
-                if etype in plain and type(op) is str and op == "append":
+                if etype in plain and type(op) is str and op == "append" and (
+                        sources is _MISSING or plain_sources(sources, etype, seq, version)):
                     appended.append(seq)
                     status[index] = APPENDED
                     state.positions[seq] = len(state.nodes)

@@ -224,36 +224,45 @@ def system_message_fields(row: dict) -> None:
 # -- tool results (reference: assertV4ToolResultMessage / assertV4ForkResult) -----------------
 
 def tool_result_message(row: dict) -> None:
-    subject = f"format v4 {row['type']} at seq {js_str(row.get('seq', ABSENT))}"
+    problem = _tool_result_problem(row)
+    if problem is not None:  # the subject is spelled only for a refusal
+        raise SyntaxRefusal(f"format v4 {row['type']} at seq {js_str(row.get('seq', ABSENT))} {problem}")
+
+
+def _tool_result_problem(row: dict) -> str | None:
+    """What ``assertV4ToolResultMessage`` refuses in a ``tool/result`` row (the text after its
+    subject), or None."""
     data = row.get("data")
     if type(data) is not dict:
-        raise SyntaxRefusal(f"{subject} data must be an object")
+        return "data must be an object"
     message = data.get("message")
     if type(message) is not dict:
-        raise SyntaxRefusal(f"{subject} message must be an object")
+        return "message must be an object"
     mid = message.get("id")
     source = message.get("source")
     tool_call_id = message.get("toolCallId", ABSENT)
     source_call_id = source.get("callId", ABSENT) if type(source) is dict else ABSENT
     if type(mid) is not str or not mid:
-        raise SyntaxRefusal(f"{subject} requires a first-class message with a string id")
+        return "requires a first-class message with a string id"
     if message.get("role") != "tool":
-        raise SyntaxRefusal(f"{subject} requires a tool-role message")
+        return "requires a tool-role message"
     if type(tool_call_id) is not str or not tool_call_id or source_call_id != tool_call_id \
             or type(source_call_id) is not str:
-        raise SyntaxRefusal(f"{subject} requires toolCallId matching its tool source")
+        return "requires toolCallId matching its tool source"
     if type(source) is not dict or source.get("kind") != "tool":
-        raise SyntaxRefusal(f"{subject} requires a tool source")
+        return "requires a tool source"
     content = message.get("content")
     if type(content) is not list:
-        raise SyntaxRefusal(f"{subject} requires array content")
-    if any(type(b) is dict and b.get("type") == "tool-result" for b in content):
-        raise SyntaxRefusal(f"{subject} content must not contain a released tool-result wrapper")
+        return "requires array content"
+    for block in content:
+        if type(block) is dict and block.get("type") == "tool-result":
+            return "content must not contain a released tool-result wrapper"
     is_error = message.get("isError", ABSENT)
     if is_error is not ABSENT and type(is_error) is not bool:
-        raise SyntaxRefusal(f"{subject} isError must be boolean when present")
+        return "isError must be boolean when present"
     if "error" in data and is_error is not True:
-        raise SyntaxRefusal(f"{subject} carries error metadata for a non-error tool result")
+        return "carries error metadata for a non-error tool result"
+    return None
 
 
 def _decimal(text: str) -> bool:
