@@ -31,7 +31,7 @@ from typing import Any
 from workbench.core import relationships as _relationships
 from workbench.core import restore as _restore
 from workbench.core import stored as _stored
-from workbench.core.events import known_types
+from workbench.core.events import known_types, surface_types
 from workbench.core.relationships import RelationshipChecker, RelationshipViolation
 from workbench.core.repair import TRACKED, CloserTracker
 from workbench.core.restore import RestoreChecker, RestoreError, RestoreResult
@@ -98,8 +98,11 @@ class _Pipeline:
     Dispatch on the type, read once: an event without ``surfaceOp``/``sourceEventSeqs`` and with
     an integer ``seq`` (v0: and the plain four-key envelope the restore check wants) reaches only
     the stages whose `INTEREST` holds its type, and a *quiet* type (a delivery marker, ``job/*``,
-    ``todo/write``, ...: no stage looks at it) reaches none; every other event goes through every
-    stage as it is. The stages' end state (closers' last seq/time, restore's count and last type)
+    ``todo/write``, ...: no stage looks at it) reaches none; a decoded v4 row of a surface type
+    every stage concerns reaches each of them the same typed way, surface fields and all; every
+    other event goes through every stage as it is. An event the fold planned at its own seq
+    without a `FoldError` passes the stored stage's event-local surface rules (the plan's first
+    checks: `ShapeMemo.planned`), which are not run again. The stages' end state (closers' last seq/time, restore's count and last type)
     is brought forward once per batch. Each stage's result is unchanged: they skip exactly the
     events they would ignore.
     """
@@ -146,6 +149,9 @@ class _Pipeline:
         to_stored = _stored.CHECKED_TYPES
         to_restore = _restore.INTEREST
         quiet = known - to_relationships - to_stored - TRACKED - to_restore
+        # types every stage concerns (v4 rows: the envelope decoded): their surface fields change
+        # no stage's lane, so such an event goes the typed way to every stage
+        surfaced = surface_types(4) & to_relationships & to_stored & to_restore if v4 else frozenset()
         accept_known = relationships.accept_known if relationships is not None else None
         stored_accept, track, restore_accept = stored.accept, closers.track, restore.accept
         feeds = self.feeds
@@ -179,9 +185,18 @@ class _Pipeline:
                             track(event, kind)
                         if kind in to_restore:
                             restore_accept(event, index, enveloped=True)
+                    elif type(kind) is str and kind in surfaced and type(seq) is int:
+                        # a decoded v4 row of a surface type, carrying its surface fields
+                        if seq == index and status[index] != REJECTED:
+                            planned(event)  # the fold's verdict settles validateSurfaceMetadata
+                        accept_known(event, kind, seq)
+                        stored_accept(event)
+                        if kind in TRACKED:
+                            track(event, kind)
+                        restore_accept(event, index, enveloped=True)
                     else:
                         if v4 and type(seq) is int and seq == index and status[index] != REJECTED:
-                            planned(event)  # the fold's verdict settles validateSurfaceMetadata
+                            planned(event)
                         if relationships is not None:
                             relationships.accept(event)
                         stored_accept(event)
