@@ -5,8 +5,8 @@ The session is the frames-layer face of `workbench.core.analysis.AnalysedLog` (`
 that object plus a frame cache. It loads the log once (one loader call with the one pass riding
 on it) and delegates every computed member to it (the log index, the surface timeline, surface
 arrays, node prices, usage samples, model-call attempts, compactions, audit, quality), each
-computed once on first use. Frames are functions of those members (`workbench.frames.*`, which
-read the session only through them) and are cached; callers get a shallow copy, so changing a
+computed once on first use. Frames are functions of that object (each builder of
+`workbench.frames.*` is handed `Session.analysis`) and are cached; callers get a shallow copy, so changing a
 returned frame never changes the session's (pandas 3 copy-on-write).
 
 Every frame has a declared schema (`workbench.frames.schema.SCHEMAS`; `Session.columns(name)`
@@ -170,7 +170,7 @@ class Session(QualityFrames):
     def events_df(self) -> pd.DataFrame:
         """One row per event (columns: `Session.columns("events")`)."""
         from workbench.frames.events import events_frame
-        return self._cached(("events",), lambda: events_frame(self))
+        return self._cached(("events",), lambda: events_frame(self.analysis))
 
     def surface_df(self, seq: int | None = None, *,
                    meters: str | Sequence[str] = ("dsh",)) -> pd.DataFrame:
@@ -181,7 +181,7 @@ class Session(QualityFrames):
         at = len(self) - 1 if seq is None else int(seq)
         names = check_meters(meters)
         return self._cached(("surface", at, names),
-                            lambda: surface_frame(self, at, meters=names))
+                            lambda: surface_frame(self.analysis, at, meters=names))
 
     def timeline_df(self, *, meters: str | Sequence[str] = ("dsh",),
                     progress: bool = False) -> pd.DataFrame:
@@ -191,42 +191,42 @@ class Session(QualityFrames):
         from workbench.frames.timeline import timeline_frame
         names = check_meters(meters)
         return self._cached(("timeline", names),
-                            lambda: timeline_frame(self, meters=names, progress=progress))
+                            lambda: timeline_frame(self.analysis, meters=names, progress=progress))
 
     def replacements_df(self) -> pd.DataFrame:
         """One row per applied replacement (compaction checkpoint, pruned copy, other)."""
         from workbench.frames.surface import replacements_frame
-        return self._cached(("replacements",), lambda: replacements_frame(self))
+        return self._cached(("replacements",), lambda: replacements_frame(self.analysis))
 
     def shadow_df(self) -> pd.DataFrame:
         """One row per hidden node: hidden at, hidden by, lineage root."""
         from workbench.frames.surface import shadow_frame
-        return self._cached(("shadow",), lambda: shadow_frame(self))
+        return self._cached(("shadow",), lambda: shadow_frame(self.analysis))
 
     def compactions_df(self) -> pd.DataFrame:
         """One row per compaction attempt: bracket, status, trigger, audit checks."""
         from workbench.frames.compactions import compactions_frame
-        return self._cached(("compactions",), lambda: compactions_frame(self))
+        return self._cached(("compactions",), lambda: compactions_frame(self.analysis))
 
     def prunes_df(self) -> pd.DataFrame:
         """One row per tool-result prune, with its audit checks."""
         from workbench.frames.compactions import prunes_frame
-        return self._cached(("prunes",), lambda: prunes_frame(self))
+        return self._cached(("prunes",), lambda: prunes_frame(self.analysis))
 
     def tool_calls_df(self) -> pd.DataFrame:
         """One row per tool call: call and result paired, duration, error flag."""
         from workbench.frames.calls import tool_calls_frame
-        return self._cached(("tool_calls",), lambda: tool_calls_frame(self))
+        return self._cached(("tool_calls",), lambda: tool_calls_frame(self.analysis))
 
     def requests_df(self) -> pd.DataFrame:
         """One row per model call: envelope, surface it saw, finish, provider usage."""
         from workbench.frames.calls import requests_frame
-        return self._cached(("requests",), lambda: requests_frame(self))
+        return self._cached(("requests",), lambda: requests_frame(self.analysis))
 
     def turns_df(self) -> pd.DataFrame:
         """One row per turn: span, end reason, counts, usage, surface at its end."""
         from workbench.frames.turns import turns_frame
-        return self._cached(("turns",), lambda: turns_frame(self))
+        return self._cached(("turns",), lambda: turns_frame(self.analysis))
 
     def defects_df(self) -> pd.DataFrame:
         """One row per defect the loader found (never silently dropped)."""
