@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 __all__ = ["Fleet", "Session", "SessionFrames", "Workbench", "__version__", "compare", "fleet",
-           "load", "load_sessions", "show"]
+           "follow", "load", "load_sessions", "show"]
 
 if TYPE_CHECKING:
     from workbench.frames.fleet import Fleet, fleet

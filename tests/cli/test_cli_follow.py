@@ -136,6 +136,7 @@ def test_follow_usage_errors_exit_2(tmp_path):
         done = subprocess.run([*CLI, *args], capture_output=True,
                               text=True, timeout=TIMEOUT, check=False)
         assert done.returncode == 2 and "Traceback" not in done.stderr and done.stderr.count("\n") == 1
+        assert "internal error" not in done.stderr, done.stderr   # a usage error, said as one
 
 
 V3 = SHARED / "corpus" / "dsh-0.1.5-v3" / "dev-subagent-spawn-child__session.v3.jsonl"

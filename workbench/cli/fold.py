@@ -11,6 +11,7 @@ line on stderr naming it. Log text is untrusted: previews escape control charact
 from __future__ import annotations
 
 import argparse
+import sys
 import json
 from typing import Any
 

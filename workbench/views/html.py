@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import html as _html
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 from workbench.io.jsjson import ABSENT, number_to_str, stringify
 from workbench.views.palette import STATUS_COLORS, STATUS_MEANING, STYLE
@@ -221,7 +221,7 @@ def checkpoint_html(seq: int, checkpoint: Checkpoint) -> str:
     """A checkpoint's summary body in place (scrollable, expandable to its full height), its
     price by each meter, and the framed message one click away."""
     prices = " · ".join(f"{int(t):,} {escape(m)}" for m, t in checkpoint.prices)
-    return (f'<div class="wb-checkpoint"><div class="wb-checkpoint-head">checkpoint summary'
+    return ('<div class="wb-checkpoint"><div class="wb-checkpoint-head">checkpoint summary'
             + (f' · <span class="wb-prices" title="tokens of the framed message, by meter">'
                f"{prices} tokens</span>" if prices else "") + "</div>"
             f'<details class="wb-summary-box" open data-key="summary-{int(seq)}"><summary>'

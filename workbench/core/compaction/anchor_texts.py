@@ -14,7 +14,10 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from workbench.core.compaction.textscan import Pieces
 
 COMMAND_KEYS = frozenset({"command", "cmd", "script", "shell"})
 """Tool-call argument names whose string value is a command."""

@@ -41,7 +41,7 @@ from workbench.core.projection import derive_message
 from workbench.core.tokens.heuristic import derive_message as node_message
 from workbench.core.tokens.heuristic import estimate_message, message_types
 from workbench.io.generations import nested_streams
-from workbench.io.payloads import Overlay, seqs_of_type
+from workbench.io.payloads import Overlay
 
 NO_MESSAGE, DEVELOPER, UNREAD = -1, -2, -3
 _TRANSCRIPT_TYPES = frozenset({"user/message", "assistant/message", "tool/result"})

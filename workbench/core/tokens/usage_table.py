@@ -15,14 +15,14 @@ A `view()` is the first rows as of now (a followed log's collector goes on appen
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import islice
 from typing import Any
 
 import numpy as np
 
-from workbench.errors import SeqOutOfRange
+from workbench.core.prefix import ItemView
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,8 +112,10 @@ class IntColumn:
         return out
 
 
-class UsageTable(Sequence):
+class UsageTable(ItemView):
     """The samples' columns (module doc): a `Sequence` of `UsageSample`s made on read."""
+
+    noun = "usage sample"
 
     def __init__(self, columns: dict[str, IntColumn] | None = None, source: array | None = None,
                  malformed: bytearray | None = None, stop: int | None = None) -> None:
@@ -156,14 +158,7 @@ class UsageTable(Sequence):
     def __len__(self) -> int:
         return len(self.source) if self._stop is None else self._stop
 
-    def __getitem__(self, row: Any) -> Any:
-        if isinstance(row, slice):
-            return tuple(self[i] for i in range(*row.indices(len(self))))
-        n = len(self)
-        if row < 0:
-            row += n
-        if not 0 <= row < n:
-            raise SeqOutOfRange(f"no usage sample {row} of {n}")
+    def _item(self, row: int) -> UsageSample:
         c = self.columns
         return UsageSample(
             c["seq"][row], c["turn"][row], c["step"][row], SOURCES[self.source[row]],
@@ -179,16 +174,6 @@ class UsageTable(Sequence):
         return map(UsageSample, c["seq"], c["turn"], c["step"], sources, c["input_tokens"],
                    c["cache_read_tokens"], c["cache_write_tokens"], c["output_tokens"],
                    c["reasoning_tokens"], c["reported_total"], malformed, c["replaced_by"])
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Sequence) or isinstance(other, (str, bytes)):
-            return NotImplemented
-        return len(self) == len(other) and all(a == b for a, b in zip(self, other))
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return f"UsageTable({len(self)} samples)"
 
 
 __all__ = ["FIELDS", "SOURCES", "IntColumn", "UsageSample", "UsageTable"]
