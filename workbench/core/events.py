@@ -51,11 +51,3 @@ def known_types(version: int) -> frozenset[str]:
 
 def surface_types(version: int) -> frozenset[str]:
     return SURFACE_TYPES_V4 if nested_streams(version) else SURFACE_TYPES_V0
-
-
-def is_surface_type(event_type: object, version: int) -> bool:
-    return event_type in surface_types(version)
-
-
-def is_known_type(event_type: object, version: int) -> bool:
-    return event_type in known_types(version)

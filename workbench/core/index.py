@@ -131,19 +131,6 @@ class LogIndex:
     def message_id_at(self, seq: int) -> str | None:
         return self.message_id[seq]
 
-    def type_at(self, seq: int) -> str | None:
-        code = int(self.type_codes[seq])
-        return self.types.values[code] if code >= 0 else None
-
-    def source_kind_at(self, seq: int) -> str | None:
-        code = int(self.source_kind_codes[seq])
-        return self.source_kinds.values[code] if code >= 0 else None
-
-    def sources_at(self, seq: int) -> list[int] | None:
-        if not self.source_present[seq]:
-            return None
-        return self.source_values[self.source_offsets[seq]:self.source_offsets[seq + 1]].tolist()
-
     def stream_start_at(self, seq: int) -> int | None:
         """Time of the first stream record of the v4 assistant message/attempt at `seq`."""
         k = int(np.searchsorted(self.stream_seqs, seq))

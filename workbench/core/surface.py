@@ -97,10 +97,6 @@ class SurfaceState:
         return SurfaceState(list(self.nodes), dict(self.positions), self.replace_generation,
                             self.content_generation, dict(self.projected_messages))
 
-    def index_of(self, seq: int) -> int:
-        """Position of `seq` on the surface, -1 when it is not a current node."""
-        return self.positions.get(seq, -1)
-
     def __contains__(self, seq: object) -> bool:
         return seq in self.positions
 

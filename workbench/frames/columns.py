@@ -88,16 +88,6 @@ Columns = tuple[Column, ...]
 """A column group; groups compose with ``+`` and keep their order."""
 
 
-def from_attr(name: str, dtype: Dtype, doc: str, attr: str | None = None) -> Column:
-    """A column read from the attribute (or mapping key) `attr` of the source (default: `name`)."""
-    key = attr or name
-
-    def get(source: Any) -> Any:
-        return source[key] if isinstance(source, dict) else getattr(source, key)
-
-    return Column(name, dtype, get, doc)
-
-
 def frame(columns: Sequence[Column], source: Any, n: int) -> pd.DataFrame:
     """Build a frame of `n` rows: each column from its getter, converted to its declared dtype."""
     data = {}
@@ -121,11 +111,6 @@ def describe(columns: Sequence[Column]) -> pd.DataFrame:
                            else "category" for c in columns], dtype="string"),
         "meaning": pd.array([c.doc for c in columns], dtype="string"),
     })
-
-
-def as_series(values: Any, dtype: Dtype, n: int, name: str = "") -> pd.Series:
-    """`values` (list, tuple, numpy array or pandas array) as a Series of exactly `dtype`."""
-    return pd.Series(as_array(values, dtype, n, name), name=name, copy=False)
 
 
 def as_array(values: Any, dtype: Dtype, n: int, name: str = "") -> Any:

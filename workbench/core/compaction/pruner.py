@@ -58,11 +58,6 @@ class PruneConfig:
 DEFAULT_CONFIG = PruneConfig()
 
 
-def code_point_length(text: str) -> int:
-    """`Array.from(text).length` (reference `codePointLength`)."""
-    return len(text)
-
-
 def _is_js_integer(value: Any) -> bool:
     """`Number.isInteger(value)` (booleans and non-numbers are not integers)."""
     if type(value) is int:

@@ -210,11 +210,6 @@ def _put(rows: dict[tuple[str, str], AnchorRow], kind: str, text: str, born: int
         rows[key] = AnchorRow(kind, text, born, "", level)
 
 
-def lifeline_rows(found: Sequence[Citation]) -> list[tuple[Citation, AnchorRow]]:
-    """Every kept or lost anchor row: one lifeline step (anchor, compaction, level, stated)."""
-    return [(c, r) for c in found for r in c.rows if r.status != "invented"]
-
-
 def find_text(events: Sequence[Mapping[str, Any]], nodes: Sequence[int], text: str
               ) -> int | None:
     """The first node (ascending `nodes`) whose message text contains `text`."""

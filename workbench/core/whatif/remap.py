@@ -83,13 +83,6 @@ def expand_sources(sources: Any) -> Any:
     return out
 
 
-def _mapped_list(values: Any, get) -> Any:
-    if not isinstance(values, list):
-        return values
-    new = [get(v) for v in values]
-    return values if new == values and all(a is b or a == b for a, b in zip(new, values)) else new
-
-
 def remap_event(event: Mapping[str, Any], new_seq: int, seqs: SeqMap) -> dict[str, Any]:
     """`event` renumbered to `new_seq` with every seq reference mapped (module doc)."""
     if seqs.identity and event.get("seq") == new_seq:
