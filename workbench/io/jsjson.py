@@ -25,6 +25,8 @@ from typing import Any
 
 import orjson
 
+from workbench.io.memo import Memo
+
 from workbench.errors import UnsupportedValue, WorkbenchError
 
 MAX_SAFE_INTEGER = 2**53 - 1
@@ -281,7 +283,7 @@ def stringify(value: Any, indent: int = 0) -> str:
 RECALL_MIN_BYTES = 512
 """`stringify_recalled` remembers the texts of values whose orjson form is at least this long."""
 RECALL_ENTRIES = 32
-_RECALLED: dict[bytes, str] = {}
+_RECALLED = Memo(RECALL_ENTRIES)
 
 
 def _fingerprint(value: Any) -> bytes | None:
@@ -302,12 +304,7 @@ def stringify_recalled(value: Any) -> str:
     if key is None or len(key) < RECALL_MIN_BYTES:
         return stringify(value)
     text = _RECALLED.get(key)
-    if text is None:
-        text = stringify(value)
-        if len(_RECALLED) >= RECALL_ENTRIES:
-            del _RECALLED[next(iter(_RECALLED))]
-        _RECALLED[key] = text
-    return text
+    return text if text is not None else _RECALLED.remember(key, stringify(value))
 
 
 def same_text(a: Any, b: Any) -> bool:

@@ -35,6 +35,7 @@ from workbench.core.timeline import SurfaceTimeline
 from workbench.core.tokens.heuristic import estimate_header, estimate_message
 from workbench.io.generations import system_node
 from workbench.io.jsjson import deep_equal
+from workbench.io.memo import Memo
 from workbench.io.payloads import read_events, seqs_of_type
 
 _CONFIG_FIELDS = ("provider", "model", "reasoningEffort", "temperature", "maxTokens", "stop")
@@ -100,7 +101,7 @@ class AuditFacts:
         self.version = facts.version
         self.delta, self.message = facts.delta, facts.message
         self.headers = facts.headers
-        self._envelopes: dict[int | None, tuple[dict[str, Any], int]] = {}
+        self._envelopes: Memo = Memo(8)
         end = timeline.end_seq
         self._projections = timeline.content_generation_at(end) != timeline.replace_generation_at(
             end)
@@ -218,10 +219,8 @@ class AuditFacts:
                 if "tools" in header:
                     request["tools"] = header["tools"]
             tools = {k: request[k] for k in ("system", "tools") if k in request}
-            cached = (request, estimate_header(tools, version=self.version))
-            if len(self._envelopes) >= 8:
-                self._envelopes.clear()
-            self._envelopes[seq] = cached
+            cached = self._envelopes.remember(
+                seq, (request, estimate_header(tools, version=self.version)))
         return cached[0], cached[1], seq
 
     def _shown(self, node: int, projected: Any, at: int) -> Any:

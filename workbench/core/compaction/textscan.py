@@ -30,12 +30,13 @@ Memory is bounded: at most `TEXTS` texts of up to `TEXT_CHARS` and `LINES` lines
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from workbench.core.compaction.anchor_texts import message_views
 from workbench.core.compaction.anchors import line_anchors, piece_anchors
 from workbench.core.compaction.probe import fact_index, interned_facts
+from workbench.io.memo import Memo
 
 Pieces = list[tuple[str, str]]
 
@@ -54,13 +55,13 @@ class TextScan:
         self.probe_parts = probe
         self.anchor_pieces = anchors
         self._stop = stop
-        self._text_ids: dict[str, tuple[int, ...]] = {}
+        self._text_ids = Memo(self.TEXTS)
         """Text -> the ids of its distinct facts, in order."""
-        self._line_ids: dict[str, tuple[int, ...]] = {}
+        self._line_ids = Memo(self.LINES)
         """Line -> its fact ids in order."""
-        self._text_anchors: dict[tuple[str, str], tuple[tuple[str, str], ...]] = {}
+        self._text_anchors = Memo(self.TEXTS)
         """`(how, text)` piece -> its distinct anchors, in order."""
-        self._line_anchors: dict[str, tuple[tuple[str, str], ...]] = {}
+        self._line_anchors = Memo(self.LINES)
         """Line -> its anchors in order."""
         self._index = fact_index()
         self.facts: list[tuple[str, str]] = []
@@ -131,42 +132,29 @@ class TextScan:
         return found if len(pieces) == 1 else tuple(seen)
 
     def _scan_ids(self, text: str) -> tuple[int, ...]:
-        known, index, facts = self._line_ids, self._index, self.facts
-        ids: list[int] = []
-        for line in text.split("\n"):
-            found = known.get(line)
-            if found is None:
-                found = tuple(interned_facts(line, index, facts))
-                if len(line) <= self.LINE_CHARS:
-                    if len(known) >= self.LINES:
-                        known.clear()
-                    known[line] = found
-            if found:
-                ids += found
+        index, facts = self._index, self.facts
+        ids = self._lines(text, self._line_ids, lambda line: interned_facts(line, index, facts))
         result = tuple(dict.fromkeys(ids)) if len(ids) > 1 else tuple(ids)
-        if len(text) <= self.TEXT_CHARS:
-            if len(self._text_ids) >= self.TEXTS:
-                self._text_ids.clear()
-            self._text_ids[text] = result
-        return result
+        return self._text_ids.remember(text, result) if len(text) <= self.TEXT_CHARS else result
 
     def _scan_anchors(self, piece: tuple[str, str]) -> tuple[tuple[str, str], ...]:
-        known, stop = self._line_anchors, self._stop
+        stop = self._stop
         how, text = piece
-        scanned: list[tuple[str, str]] = []
+        scanned = self._lines(text, self._line_anchors, lambda line: line_anchors(line, stop))
+        result = tuple(dict.fromkeys(piece_anchors(how, text, stop, scanned)))
+        return self._text_anchors.remember(piece, result) if len(text) <= self.TEXT_CHARS \
+            else result
+
+    def _lines(self, text: str, known: Memo, scan: Callable[[str], Iterable[Any]]) -> list[Any]:
+        """What `scan` finds in each line of `text`, concatenated; a line's finds are read from
+        (and, up to `LINE_CHARS` characters, kept in) the measure's line memo `known`."""
+        out: list[Any] = []
         for line in text.split("\n"):
             found = known.get(line)
             if found is None:
-                found = tuple(line_anchors(line, stop))
+                found = tuple(scan(line))
                 if len(line) <= self.LINE_CHARS:
-                    if len(known) >= self.LINES:
-                        known.clear()
-                    known[line] = found
+                    known.remember(line, found)
             if found:
-                scanned += found
-        result = tuple(dict.fromkeys(piece_anchors(how, text, stop, scanned)))
-        if len(text) <= self.TEXT_CHARS:
-            if len(self._text_anchors) >= self.TEXTS:
-                self._text_anchors.clear()
-            self._text_anchors[piece] = result
-        return result
+                out += found
+        return out

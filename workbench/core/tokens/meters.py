@@ -40,6 +40,7 @@ from workbench.core.tokens.pieces import NodePieces, envelope_pieces, message_pi
 from workbench.errors import MeterError, Unimplemented
 from workbench.io.payloads import read_events
 from workbench.io.jsjson import js_len
+from workbench.io.memo import Memo
 
 BATCH_CHARS = 1 << 20
 """Characters per tokenizer batch call when counting a whole log."""
@@ -135,7 +136,7 @@ class _TokenizerMeter:
     framing: int
 
     def __init__(self) -> None:
-        self._envelopes: dict[tuple[str, ...], int] = {}
+        self._envelopes = Memo(ENVELOPES_KEPT)
 
     def _encode_lengths(self, texts: list[str]) -> list[int]:
         raise Unimplemented
@@ -151,17 +152,12 @@ class _TokenizerMeter:
         return self._count_pieces(message_pieces(message, version=self.version)) + self.framing
 
     def count_envelope(self, header: dict | None) -> int:
-        """The envelope's count; the last `ENVELOPES_KEPT` distinct envelopes are remembered
-        (a log re-sends the same tool schemas at every step)."""
+        """The envelope's count; up to `ENVELOPES_KEPT` distinct envelopes are remembered
+        (a log re-sends the same tool schemas at every step; `io.memo.Memo`)."""
         pieces = tuple(envelope_pieces(header, version=self.version))
-        kept = self._envelopes
-        count = kept.get(pieces)
-        if count is None:
-            count = self._count_pieces(list(pieces))
-            if len(kept) >= ENVELOPES_KEPT:
-                del kept[next(iter(kept))]
-            kept[pieces] = count
-        return count
+        count = self._envelopes.get(pieces)
+        return count if count is not None else self._envelopes.remember(
+            pieces, self._count_pieces(list(pieces)))
 
     def count_event(self, event: dict) -> int:
         message = derive_message(event, version=self.version)
