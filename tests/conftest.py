@@ -20,3 +20,22 @@ def shared_dir() -> Path:
     if not SHARED.is_dir():
         pytest.skip("../shared is absent: tests that read the shared corpus are skipped")
     return SHARED
+
+
+@pytest.fixture
+def counted(monkeypatch: pytest.MonkeyPatch) -> dict:
+    """Every event store made during the test is forced lazy (each read reparses its line) and
+    counts its reparses in ``counted["n"]``: a full pass after the load shows as about
+    ``len(log)`` reparses (the load's own scan parses each event once, without reparsing)."""
+    from workbench.io import store
+    reads = {"n": 0}
+    original = store.EventStore.__init__
+
+    def init(self, source, reparse, **kw):
+        def counting(row):
+            reads["n"] += 1
+            return reparse(row)
+        kw.update(keep_events=0, keep_bytes=0)
+        original(self, source, counting, **kw)
+    monkeypatch.setattr(store.EventStore, "__init__", init)
+    return reads

@@ -72,11 +72,7 @@ def test_layer_imports_point_downward(layer: str) -> None:
 
 
 def test_import_workbench_loads_no_widgets() -> None:
-    import subprocess
-    import sys
-    code = ("import sys, workbench; bad = [m for m in ('ipywidgets','plotly','anywidget') "
-            "if m in sys.modules]; print(bad); sys.exit(1 if bad else 0)")
-    assert subprocess.run([sys.executable, "-c", code], capture_output=True).returncode == 0
+    _leaves_unimported("import workbench", ("ipywidgets", "plotly", "anywidget"))
 
 
 def test_the_walk_sees_lazy_and_type_checking_imports(tmp_path: Path) -> None:
@@ -101,17 +97,24 @@ def test_the_log_index_loads_without_pandas_or_arrow() -> None:
     """The one per-seq store lives in core (`workbench.core.index`): loading a log and building
     its index and compaction audit imports neither pandas nor pyarrow (the frames layer turns the
     index's text buffers into Arrow arrays)."""
+    _leaves_unimported(
+        "from workbench.core.load import load_log; from workbench.core.index import LogIndexBuilder; "
+        "import workbench.core.compaction.audit; "
+        "log = load_log(LOG); "
+        "b = LogIndexBuilder(version=4); [b.feed(e) for e in log.events]; index = b.finish(); "
+        "assert index.n == len(log.events) > 0")
+
+
+def _leaves_unimported(code: str, modules: tuple[str, ...] = ("pandas", "pyarrow")) -> None:
+    """`code` runs in a fresh interpreter (``LOG``: a sample v4 log's path) and leaves none of
+    `modules` imported."""
     import subprocess
     import sys
-    code = ("import sys; from pathlib import Path; "
-            "from workbench.core.load import load_log; from workbench.core.index import LogIndexBuilder; "
-            "import workbench.core.compaction.audit; "
-            f"log = load_log(Path({str(PKG.parent / 'sample_logs')!r}) / 'pruning__session.v4.jsonl'); "
-            "b = LogIndexBuilder(version=4); [b.feed(e) for e in log.events]; index = b.finish(); "
-            "assert index.n == len(log.events) > 0; "
-            "bad = [m for m in ('pandas', 'pyarrow') if m in sys.modules]; print(bad); "
-            "sys.exit(1 if bad else 0)")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    log = PKG.parent / "sample_logs" / "pruning__session.v4.jsonl"
+    script = (f"import sys; from pathlib import Path; LOG = Path({str(log)!r}); {code}; "
+              f"bad = [m for m in {modules!r} if m in sys.modules]; print(bad); "
+              "sys.exit(1 if bad else 0)")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
 
 
@@ -173,14 +176,7 @@ def test_the_one_pass_is_defined_once_and_started_by_the_analysed_log() -> None:
 def test_the_analysed_log_computes_its_members_without_pandas() -> None:
     """The core object loads, indexes, folds, audits and measures quality with no pandas or
     pyarrow imported (the frames layer adds those)."""
-    import subprocess
-    import sys
-    code = ("import sys; from pathlib import Path; "
-            "from workbench.core.analysis import AnalysedLog; "
-            f"a = AnalysedLog.load(Path({str(PKG.parent / 'sample_logs')!r}) / 'pruning__session.v4.jsonl'); "
-            "assert a.index.n == len(a) > 0 and a.compactions.records and a.audit.compactions; "
-            "a.quality.citations; a.surface.size; a.usage; a.attempts; "
-            "bad = [m for m in ('pandas', 'pyarrow') if m in sys.modules]; print(bad); "
-            "sys.exit(1 if bad else 0)")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert done.returncode == 0, done.stdout + done.stderr
+    _leaves_unimported(
+        "from workbench.core.analysis import AnalysedLog; a = AnalysedLog.load(LOG); "
+        "assert a.index.n == len(a) > 0 and a.compactions.records and a.audit.compactions; "
+        "a.quality.citations; a.surface.size; a.usage; a.attempts")

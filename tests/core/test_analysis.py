@@ -68,26 +68,15 @@ def test_every_pass_gives_the_same_members(path: Path) -> None:
 
 
 @pytest.mark.parametrize("command", ["fold", "tokens"])
-def test_the_cli_reads_the_surface_from_the_loads_fold(command: str, monkeypatch: pytest.MonkeyPatch,
+def test_the_cli_reads_the_surface_from_the_loads_fold(command: str, counted: dict,
                                                        capsys: pytest.CaptureFixture) -> None:
     """`workbench fold/tokens --at` read the surface from the load's own fold: with the store
     forced lazy (each read reparses a line) the log is parsed once, by the load."""
     from workbench.cli.main import main
-    from workbench.io import store
-    reads = {"n": 0}
-    original = store.EventStore.__init__
-
-    def init(self, source, reparse, **kw):
-        def counting(row):
-            reads["n"] += 1
-            return reparse(row)
-        kw.update(keep_events=0, keep_bytes=0)
-        original(self, source, counting, **kw)
-    monkeypatch.setattr(store.EventStore, "__init__", init)
     path = ROOT / "sample_logs" / "multi-day__session.v4.jsonl.zstd"
     args = [command, "--json", "--at", "-20", str(path)] + (["--meter", "dsh"] if command == "tokens" else [])
     assert main(args) == 0
     assert '"at": ' in capsys.readouterr().out
     n = len(AnalysedLog.load(path, ride=False))
-    assert n > 100 and reads["n"] < n // 4, (reads["n"], n)
+    assert n > 100 and counted["n"] < n // 4, (counted["n"], n)
 

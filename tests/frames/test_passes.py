@@ -17,28 +17,12 @@ from pathlib import Path
 import pytest
 
 import workbench
-from workbench.io import store
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_logs" / "multi-day__session.v4.jsonl.zstd"
 REAL = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "dsh-real-v4"
 LOGS = [SAMPLE] + (sorted(REAL.glob("*.jsonl*"))[:2] if REAL.is_dir() else [])
 V0 = REAL.parent / "dsh-0.1.2-v0" / "dev-long-auto-compaction__session.jsonl"
 AUDITED = LOGS + ([V0] if V0.is_file() else [])
-
-
-@pytest.fixture
-def counted(monkeypatch: pytest.MonkeyPatch) -> dict:
-    reads = {"n": 0}
-    original = store.EventStore.__init__
-
-    def init(self, source, reparse, **kw):
-        def counting(row):
-            reads["n"] += 1
-            return reparse(row)
-        kw.update(keep_events=0, keep_bytes=0)
-        original(self, source, counting, **kw)
-    monkeypatch.setattr(store.EventStore, "__init__", init)
-    return reads
 
 
 @pytest.mark.parametrize("path", LOGS, ids=[p.name for p in LOGS])
