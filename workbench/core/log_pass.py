@@ -12,7 +12,8 @@ order, as it scans the log, and it hands each one on to
   lost-fact probe's text facts of the messages before `texts` (0: none, None: every message);
 * with `quality`, the compaction-quality node facts (`core.quality.facts.FactReader`: anchors,
   tool calls, answered calls) and the log's schema words; one `compaction.textscan.TextScan`
-  reads each message's text for both the probe and the anchors.
+  reads each message's text for both the probe and the anchors (in batches of new lines:
+  `finish` hands the last batch's results over).
 
 Beside it runs the load's own fold (the surface timeline's `core.timeline.TimelineBuilder`,
 which the loader feeds first and hands to `start`). So a log is parsed once for the load and
@@ -96,7 +97,7 @@ class LogPass:
         v = self.version = rules_for(version)   # the loader's generation (0, 3 or 4)
         self.fold, self.started = fold, True
         texts = self.texts
-        scan = TextScan(probe=texts != 0, anchors=self.quality)   # one for both measures
+        scan = TextScan(probe=texts != 0, anchors=self.quality, batch=True)   # both measures
         facts = self.facts = EventFacts.growing(events, version=v, texts=texts != 0,
                                                 texts_before=texts, scan=scan)
         reader = self.reader = FactReader(events, frozenset(), scan) if self.quality else None
@@ -183,6 +184,7 @@ class LogPass:
         every event of `events`."""
         facts, fold = self.facts, self.fold
         assert facts is not None and fold is not None, "the pass was never started"
+        facts.scan.flush()
         facts.finish()
         attempts = None
         collector = self._collector

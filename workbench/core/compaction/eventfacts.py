@@ -195,9 +195,12 @@ class EventFacts:
             self._keep_text(seq, derived)
 
     def _keep_text(self, seq: int, message: Any) -> None:
+        self.scan.probe_later(seq, message, self._put_text)
+
+    def _put_text(self, seq: int, chars: int, found: list[int]) -> None:
         ids = self._ids
         self._text_start[seq] = len(ids)
-        self._text_chars[seq], found = self.scan.probe(message)
+        self._text_chars[seq] = chars
         ids.extend(found)
         self._text_end[seq] = len(ids)
 
