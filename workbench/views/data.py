@@ -85,8 +85,9 @@ def default_meters(n_events: int) -> tuple[str, ...]:
 
 def offered_meters(n_events: int, shown: Sequence[str]) -> tuple[str, ...]:
     """The real tokenizers ``meters="auto"`` offers to count on request (not yet `shown`, on
-    logs up to `AUTO_METER_EVENTS`); whether each loads is found when asked."""
-    if n_events > AUTO_METER_EVENTS:
+    logs above `EAGER_METER_EVENTS`, where they were not tried, up to `AUTO_METER_EVENTS`);
+    whether each loads is found when asked."""
+    if not EAGER_METER_EVENTS < n_events <= AUTO_METER_EVENTS:
         return ()
     return tuple(m for m in REAL_METERS if m not in shown)
 
