@@ -98,7 +98,7 @@ def test_the_log_index_loads_without_pandas_or_arrow() -> None:
     its index and compaction audit imports neither pandas nor pyarrow (the frames layer turns the
     index's text buffers into Arrow arrays)."""
     _leaves_unimported(
-        "from workbench.core.load import load_log; from workbench.core.index import LogIndexBuilder; "
+        "from workbench.core.load import load_log; from workbench.core.index_builder import LogIndexBuilder; "
         "import workbench.core.compaction.audit; "
         "log = load_log(LOG); "
         "b = LogIndexBuilder(version=4); [b.feed(e) for e in log.events]; index = b.finish(); "

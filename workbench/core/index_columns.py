@@ -5,7 +5,9 @@ numpy; no pandas, no pyarrow).
 * `Vocab` — strings as small int codes (first seen, first coded; -1 is missing);
 * `Texts` — strings as UTF-8 bytes plus int64 offsets and a validity array, in a few chunks:
   the Arrow ``large_string`` layout, which the frames layer hands to Arrow without a copy
-  (`workbench.frames.columns.strings`); `TextColumn` appends them one by one;
+  (`workbench.frames.columns.strings`); `TextColumn` collects them row by row;
+* `SparseInts` — the values of the few rows that have one, made a dense column when sealed (a
+  per-seq column most events leave at its default costs nothing per such event);
 * `GrowColumn` — a numpy column with spare capacity, for a followed log's arrays.
 
 Growth never changes what was handed out: a `GrowColumn.view()` or a `Texts` taken earlier
@@ -131,20 +133,25 @@ FLUSH_ROWS = 1 << 16
 
 
 class TextColumn:
-    """Strings appended one by one (`append`: a list's own append, None for missing), encoded
-    into one UTF-8 buffer plus lengths by `flush` (the owner calls it every `FLUSH_ROWS` rows or
-    so), so a million previews cost their bytes, not a million Python objects; `texts()` seals
-    what was appended into a chunk (no copy of the bytes) and returns every row so far."""
+    """Strings of some rows, put in ascending row order (`put(row, text)`, or its two halves
+    `rows.append(row)` and `pending.append(text)`; a row never put is missing), encoded into one
+    UTF-8 buffer plus lengths by `flush` (the owner calls it every `FLUSH_ROWS` rows or so), so
+    a million previews cost their bytes, not a million Python objects; `texts(n)` seals the first
+    `n` rows (every row put is below `n`) into a chunk (no copy of the bytes) and returns them."""
 
-    __slots__ = ("_chunks", "_data", "_lengths", "_valid", "append", "pending")
+    __slots__ = ("_chunks", "_data", "_lengths", "_sealed", "pending", "rows")
 
     def __init__(self) -> None:
         self._chunks: list[TextChunk] = []
+        self._sealed = 0
         self._data = bytearray()
         self._lengths = array("q")
-        self._valid = bytearray()
-        self.pending: list[str | None] = []
-        self.append = self.pending.append
+        self.rows = array("q")
+        self.pending: list[str] = []
+
+    def put(self, row: int, text: str) -> None:
+        self.rows.append(row)
+        self.pending.append(text)
 
     def flush(self) -> None:
         """Encode the pending strings (lone surrogates replaced: `safe_text`)."""
@@ -152,32 +159,70 @@ class TextColumn:
         if not pending:
             return
         try:
-            raw = [b"" if v is None else v.encode("utf-8") for v in pending]
+            raw = [v.encode("utf-8") for v in pending]
         except UnicodeEncodeError:
-            raw = [b"" if v is None else safe_text(v).encode("utf-8") for v in pending]
+            raw = [safe_text(v).encode("utf-8") for v in pending]
         self._data += b"".join(raw)
         self._lengths.extend(map(len, raw))
-        self._valid.extend([v is not None for v in pending])
         del pending[:]
 
-    def __len__(self) -> int:
-        return sum(len(c) for c in self._chunks) + len(self._valid) + len(self.pending)
-
-    def texts(self) -> Texts:
+    def texts(self, n: int) -> Texts:
         self.flush()
-        if self._valid or not self._chunks:
-            lengths = np.frombuffer(self._lengths, dtype=np.int64)
-            offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
+        if n > self._sealed or not self._chunks:
+            count = n - self._sealed
+            rows = np.frombuffer(self.rows, dtype=np.int64) - self._sealed
+            lengths = np.zeros(count, dtype=np.int64)
+            lengths[rows] = np.frombuffer(self._lengths, dtype=np.int64)
+            valid = np.zeros(count, dtype=np.bool_)
+            valid[rows] = True
+            offsets = np.zeros(count + 1, dtype=np.int64)
             np.cumsum(lengths, out=offsets[1:])
-            chunk = TextChunk(offsets, np.frombuffer(self._data, dtype=np.uint8),
-                              np.frombuffer(self._valid, dtype=np.bool_))
-            self._data, self._lengths, self._valid = bytearray(), array("q"), bytearray()
+            chunk = TextChunk(offsets, np.frombuffer(self._data, dtype=np.uint8), valid)
+            del rows   # emptied in place: the owner's bound append stays valid
+            del self.rows[:]
+            self._data, self._lengths = bytearray(), array("q")
+            self._sealed = n
             chunks = self._chunks
             chunks.append(chunk)
             while len(chunks) > 1 and len(chunks[-1]) >= len(chunks[-2]):
                 last = chunks.pop()
                 chunks[-1] = _merged(chunks[-1], last)
         return Texts(tuple(self._chunks))
+
+
+class SparseInts:
+    """int values of some rows, put in ascending row order (`rows.append(row)` then
+    `values.append(value)`); `dense(stop)` the rows from the last `dense` call to `stop` as one
+    numpy column, `default` where nothing was put (with `held`: the last value put at or before
+    the row, `default` before the first: a state that changes at the rows put)."""
+
+    __slots__ = ("default", "dtype", "held", "rows", "start", "values")
+
+    def __init__(self, code: str, default: int, *, held: bool = False) -> None:
+        self.rows, self.values = array("q"), array(code)
+        self.default, self.dtype, self.held = default, _DTYPES[code], held
+        self.start = 0
+
+    def dense(self, stop: int) -> np.ndarray:
+        start, rows = self.start, np.frombuffer(self.rows, dtype=np.int64)
+        k = int(np.searchsorted(rows, stop)) if len(rows) else 0
+        values = np.frombuffer(self.values, dtype=self.dtype)[:k] if k else \
+            np.zeros(0, self.dtype)
+        if self.held:
+            at = np.searchsorted(rows[:k], np.arange(start, stop), side="right")
+            out = np.concatenate([np.array([self.default], self.dtype), values])[at]
+            if k:
+                self.default = int(values[-1])
+        else:
+            out = np.full(stop - start, self.default, dtype=self.dtype)
+            out[rows[:k] - start] = values
+        del values, rows   # the buffers are emptied in place: their owners' appends stay bound
+        del self.rows[:k], self.values[:k]
+        self.start = stop
+        return out
+
+
+_DTYPES = {"q": np.int64, "i": np.int32, "b": np.int8}
 
 
 class GrowColumn:
@@ -217,4 +262,5 @@ class GrowColumn:
         return self.n
 
 
-__all__ = ["FLUSH_ROWS", "GrowColumn", "MaskedInts", "TextChunk", "TextColumn", "Texts", "Vocab", "safe_text"]
+__all__ = ["FLUSH_ROWS", "GrowColumn", "MaskedInts", "SparseInts", "TextChunk", "TextColumn", "Texts",
+           "Vocab", "safe_text"]

@@ -1,19 +1,26 @@
 """The one pass over a log's events: every consumer fed once per event. Layer: core.
 
 `LogPass.start` is a `workbench.core.load.Feeder`: the loader feeds it every event once, in seq
-order, as it scans the log, and it hands each one on to
+order, as it scans the log. Each consumer says what it does per event type
+(`workbench.core.steps`); the pass merges their tables into one, so per event it looks the
+type up once and runs only what that type needs, after the index's row (type and time, and a
+surface op or sources where the event carries them). The consumers are
 
-* the log index (`workbench.core.index.LogIndexBuilder`, which also prices the node), the
-  provider usage collector (`core.tokens.usage`) and the model-call attempt collector
-  (`core.requests.AttemptCollector`) when `index` is set (what frames and views read); without
-  it only the node price (`heuristic.node_price`), and v0 attempts (the audit needs them and
-  they need every chunk in order; v4 attempts are found from the store's type index later);
-* the compaction audit's per-seq facts (`eventfacts.EventFacts`, given that price), with the
-  lost-fact probe's text facts of the messages before `texts` (0: none, None: every message);
+* the log index (`workbench.core.index_builder.LogIndexBuilder`: its columns, the node price
+  among them), the provider usage collector (`core.tokens.usage`) and the model-call attempt
+  collector (`core.requests.AttemptCollector`) when `index` is set (what frames and views
+  read); without it only the node price (`index_builder.price_steps`), and v0 attempts (the
+  audit needs them and they need every chunk in order; v4 attempts are found from the store's
+  type index later);
+* the compaction audit's facts (`eventfacts.EventFacts`), which keep per seq only what the
+  price column and the index do not hold, with the lost-fact probe's text facts of the messages
+  before `texts` (0: none, None: every message);
 * with `quality`, the compaction-quality node facts (`core.quality.facts.FactReader`: anchors,
   tool calls, answered calls) and the log's schema words; one `compaction.textscan.TextScan`
-  reads each message's text for both the probe and the anchors (in batches of new lines:
-  `finish` hands the last batch's results over).
+  reads each message's text for both the probe and the anchors.
+
+The per-seq values live in the index (or, without it, the pass's price column): the facts
+read the node price there and, with the index, the open-call deltas from its tool facts.
 
 Beside it runs the load's own fold (the surface timeline's `core.timeline.TimelineBuilder`,
 which the loader feeds first and hands to `start`). So a log is parsed once for the load and
@@ -32,21 +39,24 @@ before the last `compaction/summary` (no later one can be hidden by an attempt).
 from __future__ import annotations
 
 import copy
-from array import array
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from workbench.core.compaction.brackets import Compactions, compactions, price_cache
-from workbench.core.compaction.eventfacts import MARKED_TYPES, EventFacts
+from workbench.core.compaction.eventfacts import EventFacts
 from workbench.core.compaction.textscan import TextScan
-from workbench.core.index import LogIndex, LogIndexBuilder
+from workbench.core.index import LogIndex
+from workbench.core.index_builder import LogIndexBuilder, price_steps
+from workbench.core.index_columns import GrowColumn, SparseInts
 from workbench.core.prefix import Prefix
 from workbench.core.quality.facts import FactReader, SchemaWords
 from workbench.core.requests import Attempt, AttemptCollector
+from workbench.core.steps import Steps, merged
 from workbench.core.timeline import SurfaceTimeline, TimelineBuilder
-from workbench.core.tokens.heuristic import message_types, node_price
-from workbench.core.tokens.usage import USAGE_TYPES, UsageCollector, UsageSample
+from workbench.core.tokens.usage import UsageCollector, UsageSample
 from workbench.io.generations import nested_streams, rules_for
 from workbench.io.payloads import seqs_of_type
 
@@ -88,7 +98,9 @@ class LogPass:
         self._usage: UsageCollector | None = None
         self._collector: AttemptCollector | None = None
         self._found: list[Attempt] = []
-        self._prices = array("q")
+        self._fed = [0]
+        self._prices = SparseInts("q", -1)   # without the index: the node price by seq
+        self._price_column = GrowColumn(np.int64)
         self._schema = SchemaWords()
         self._stale_before = 0
 
@@ -97,61 +109,53 @@ class LogPass:
         v = self.version = rules_for(version)   # the loader's generation (0, 3 or 4)
         self.fold, self.started = fold, True
         texts = self.texts
-        scan = TextScan(probe=texts != 0, anchors=self.quality, batch=True)   # both measures
+        scan = TextScan(probe=texts != 0, anchors=self.quality)   # one for both measures
         facts = self.facts = EventFacts.growing(events, version=v, texts=texts != 0,
-                                                texts_before=texts, scan=scan)
-        reader = self.reader = FactReader(events, frozenset(), scan) if self.quality else None
-        read = reader.feed if reader is not None else None
-        wants_attempts = self.index or not nested_streams(v)
-        collector = self._collector = AttemptCollector(version=v) if wants_attempts else None
-        attempt_types = collector.types if collector is not None else frozenset()
-        attempt = collector.feed if collector is not None else None
-        found = self._found
-        usage_types: frozenset[str] | set[str] = frozenset()
-        use: Any = None
-        indexed = self.index
-        index: Any = None
-        if indexed:   # the index prices the node (-1: a log-only type)
-            self._indexer = LogIndexBuilder(version=v, spare=self.spare)
-            index = self._indexer.feed
+                                                texts_before=texts, scan=scan, priced=True,
+                                                tool_deltas=self.index)
+        tables: list[Steps] = []
+        row: Any = None
+        if self.index:   # the index's row, and its steps (the node price among them)
+            indexer = self._indexer = LogIndexBuilder(version=v, spare=self.spare)
+            row = indexer.row
+            tables.append(indexer.steps)
+        else:
+            tables.append(price_steps(self._prices, v))
+        tables.append(facts.steps())
+        if self.quality:
+            reader = self.reader = FactReader(events, frozenset(), scan)
+            tables.append({**dict.fromkeys(facts.node_types, reader.feed),
+                           "request/header": self._header})
+        if self.index or not nested_streams(v):
+            collector = self._collector = AttemptCollector(version=v)
+            tables.append(collector.steps(self._found))
+        if self.index:
             self._usage = UsageCollector(version=v)
-            use, usage_types = self._usage.feed, USAGE_TYPES
-        priced_types, price_ = message_types(v), self._prices.append
-        node_types = facts.node_types
-        node, header, mark, grow = facts.node, facts.header, facts.mark, facts._grow
-        texts_before = facts.texts_before
-        seq = 0
+            tables.append(self._usage.steps())
+        steps, fed = merged(tables), self._fed
 
         def feed(event: Mapping[str, Any]) -> None:
-            nonlocal seq
-            kind = event.get("type") if type(event) is dict else None
-            if indexed:
-                price = index(event)
-            else:
-                price = node_price(event, version=v) if kind in priced_types else -1
-                price_(price)
-            grow(seq + 1)
-            if kind in node_types:
-                node(seq, event, text=seq < texts_before, price=price if price >= 0 else None)
-                if read is not None:
-                    read(seq, event)
-            elif kind == "request/header":
-                header(seq, event)
-                if read is not None:
-                    self._header(seq, event)
-            elif kind in MARKED_TYPES:
-                mark(seq, event, kind)
-            if kind in attempt_types:
-                found.extend(attempt(seq, event))  # type: ignore[misc]
-            if kind in usage_types:
-                use(event)
-            seq += 1
-        return feed
+            seq, etype = fed[0], event.get("type")
+            if type(etype) is not str:
+                etype = str(etype)
+            row(seq, event, etype)
+            step = steps.get(etype)
+            if step is not None:
+                step(seq, event)
+            fed[0] = seq + 1
+
+        def feed_plain(event: Mapping[str, Any]) -> None:   # no index: no row
+            seq, etype = fed[0], event.get("type")
+            step = steps.get(etype if type(etype) is str else str(etype))
+            if step is not None:
+                step(seq, event)
+            fed[0] = seq + 1
+        return feed if row is not None else feed_plain
 
     @property
     def count(self) -> int:
         """Events fed so far."""
-        return self.facts.count if self.facts is not None else 0
+        return self._fed[0]
 
     def _header(self, seq: int, event: Mapping[str, Any]) -> None:
         schema, reader = self._schema, self.reader
@@ -184,8 +188,6 @@ class LogPass:
         every event of `events`."""
         facts, fold = self.facts, self.fold
         assert facts is not None and fold is not None, "the pass was never started"
-        facts.scan.flush()
-        facts.finish()
         attempts = None
         collector = self._collector
         if collector is not None:
@@ -198,12 +200,17 @@ class LogPass:
             reader.forget(stale)
             reader.read(stale)
             self._stale_before = 0
-        index = prices = None
+        index = None
         if self._indexer is not None:
             index = self._indexer.finish(has_times=has_times)
             prices = index.price
-        return Passed(self.count, fold.finish(events), facts,
-                      self._prices if prices is None else prices, index,
+        else:
+            column = self._price_column
+            if len(column) < self.count or not len(column):
+                column.extend(self._prices.dense(self.count))
+            prices = column.view()
+        facts.finish(self.count, prices=prices, index=index)
+        return Passed(self.count, fold.finish(events), facts, prices, index,
                       None if self._usage is None else self._usage.samples(), attempts, reader)
 
 

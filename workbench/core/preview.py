@@ -148,7 +148,7 @@ def _todos(data: dict) -> str | None:
     return f"{len(todos)} todos" if type(todos) is list else None
 
 
-_PREVIEWS = {
+PREVIEWS = {
     "user/message": message_preview,
     "assistant/message": _message, "tool/result": _message, "system/message": _message,
     "developer/message": _message,
@@ -164,13 +164,6 @@ _PREVIEWS = {
     "llm/retry": lambda data: clip(_str(_get(data, "failure", "message"))),
     "todo/write": _todos,
 }
-"""Event type → preview of its `data` (types not listed have no preview)."""
+"""Event type → preview of its `data` (a dict; ``{}`` when the event has none). Types not
+listed have no preview; a listed one may have none (None)."""
 
-
-def event_preview(event: Mapping[str, Any]) -> str | None:
-    """Preview of any event: its message for surface events, a key field for log-only ones."""
-    make = _PREVIEWS.get(event.get("type"))
-    if make is None:
-        return None
-    data = event.get("data")
-    return make(data if type(data) is dict else {})

@@ -18,7 +18,7 @@ Layer: core (pure; imports io only).
 """
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -97,11 +97,7 @@ class AttemptCollector:
         if self.v4:
             if etype != "assistant/message" and etype != "assistant/attempt":
                 return []
-            data = _data(event)
-            is_message = etype == "assistant/message"
-            return [Attempt(seq, seq, "message" if is_message else "attempt", data.get("turn"),
-                            data.get("step"), message_seq=seq if is_message else None,
-                            finish=_v4_finish(data.get("stream"), self._reasons))]
+            return [self._settled(seq, event, etype == "assistant/message")]
         if etype == "assistant/chunk":
             data = _data(event)
             key = (data.get("turn"), data.get("step"))
@@ -131,6 +127,29 @@ class AttemptCollector:
         if etype in ("step/end", "turn/end"):
             return self._flush(set(), None)
         return []
+
+    def _settled(self, seq: int, event: Mapping[str, Any], is_message: bool) -> Attempt:
+        """The v4 attempt an `assistant/message` or `assistant/attempt` settles."""
+        data = _data(event)
+        return Attempt(seq, seq, "message" if is_message else "attempt", data.get("turn"),
+                       data.get("step"), message_seq=seq if is_message else None,
+                       finish=_v4_finish(data.get("stream"), self._reasons))
+
+    def steps(self, found: list[Attempt]) -> dict[str, Callable[[int, Mapping[str, Any]], None]]:
+        """The step of each type in `types` (`workbench.core.steps`), adding the attempts each
+        event completes to `found`."""
+        add, extend, settled, feed = found.append, found.extend, self._settled, self.feed
+        if self.v4:
+            def message(seq: int, event: Mapping[str, Any]) -> None:
+                add(settled(seq, event, True))
+
+            def attempt(seq: int, event: Mapping[str, Any]) -> None:
+                add(settled(seq, event, False))
+            return {"assistant/message": message, "assistant/attempt": attempt}
+
+        def step(seq: int, event: Mapping[str, Any]) -> None:
+            extend(feed(seq, event))
+        return dict.fromkeys(self.types, step)
 
     def finish(self) -> list[Attempt]:
         if self.v4:

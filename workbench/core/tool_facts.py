@@ -72,14 +72,6 @@ def stream_start(event: Mapping[str, Any]) -> int | None:
     return None
 
 
-def _s(value: Any) -> str | None:
-    return value if type(value) is str else None
-
-
-def _clip_or_none(value: Any) -> str | None:
-    return clip(value) if type(value) is str else None
-
-
 @dataclass(frozen=True, slots=True)
 class ToolFacts:
     """Tool-call facts as columns (module doc); `is_error` is -1 when the log states none."""
@@ -106,65 +98,78 @@ class ToolFacts:
 
 
 class ToolFactsBuilder:
-    """`add(seq, event, etype)` each event of a `FACT_TYPES` type in seq order; `facts()`
-    returns every row so far (more may be added afterwards: a followed log). `add` is a closure
-    over the columns' bound appends: it runs for a third of a large log's events."""
+    """`steps()`: the step of each `FACT_TYPES` type (`workbench.core.steps`), fed in seq order;
+    `facts()` returns every row so far (more may be added afterwards: a followed log). The steps
+    are closures over the columns' bound appends: they run for a third of a large log's events."""
 
     def __init__(self, version: int) -> None:
         self.version = version
         self._seq, self._kind, self._error = array("q"), array("b"), array("b")
         self._texts = tuple(TextColumn() for _ in range(5))
-        self.add = self._adder(version)
 
-    def _adder(self, version: int) -> Callable[[int, Mapping[str, Any], str], None]:
-        seq_, kind_, error_ = self._seq.append, self._kind.append, self._error.append
-        cid_, name_, args_, ename_, ecode_ = (t.append for t in self._texts)
-        texts, pending = self._texts, self._texts[0].pending
+    def steps(self) -> dict[str, Callable[[int, Mapping[str, Any]], None]]:
+        version = self.version
+        seqs, kind_, error_ = self._seq, self._kind.append, self._error.append
+        seq_ = seqs.append
+        texts = self._texts
+        (cid_r, cid_), (name_r, name_), (args_r, args_), (ename_r, ename_), (ecode_r, ecode_) = (
+            (t.rows.append, t.pending.append) for t in texts)
 
-        def row(seq: int, kind: int, error: int, cid: str | None, name: str | None,
-                args: str | None, ename: str | None, ecode: str | None) -> None:
+        def row(seq: int, kind: int, error: int, cid: Any, name: Any, args: Any) -> int:
+            k = len(seqs)
             seq_(seq)
             kind_(kind)
             error_(error)
-            cid_(cid)
-            name_(name)
-            args_(args)
-            ename_(ename)
-            ecode_(ecode)
-
-        def add(seq: int, event: Mapping[str, Any], etype: str) -> None:
-            data = event.get("data")
-            if type(data) is not dict:
-                return
-            if etype == "assistant/message":
-                message = data.get("message")
-                content = message.get("content") if type(message) is dict else None
-                if type(content) is not list:
-                    return
-                for b in content:
-                    if type(b) is dict and b.get("type") == "tool-call":
-                        row(seq, ADVERTISED, -1, _s(b.get("id")), _s(b.get("name")),
-                            _clip_or_none(b.get("arguments")), None, None)
-            elif etype == "tool/call":
-                row(seq, STARTED, -1, _s(data.get("callId")), _s(data.get("name")),
-                    _clip_or_none(data.get("arguments")), None, None)
-            elif etype == "tool/result" and event.get("surfaceOp") == "append":
-                cid, is_error = result_fields(data.get("message"), version)
-                error = data.get("error")
-                name = code = None
-                if type(error) is dict:
-                    name, code = _s(error.get("name")), _s(error.get("code"))
-                row(seq, ANSWERED, -1 if is_error is None else int(is_error), cid, None, None, name, code)
-            else:
-                return
-            if len(pending) >= FLUSH_ROWS:
+            if type(cid) is str:
+                cid_r(k)
+                cid_(cid)
+            if type(name) is str:
+                name_r(k)
+                name_(name)
+            if type(args) is str:
+                args_r(k)
+                args_(clip(args))
+            if k % FLUSH_ROWS == FLUSH_ROWS - 1:
                 for column in texts:
                     column.flush()
+            return k
 
-        return add
+        def advertised(seq: int, event: Mapping[str, Any]) -> None:
+            data = event.get("data")
+            message = data.get("message") if type(data) is dict else None
+            content = message.get("content") if type(message) is dict else None
+            if type(content) is not list:
+                return
+            for b in content:
+                if type(b) is dict and b.get("type") == "tool-call":
+                    row(seq, ADVERTISED, -1, b.get("id"), b.get("name"), b.get("arguments"))
+
+        def started(seq: int, event: Mapping[str, Any]) -> None:
+            data = event.get("data")
+            if type(data) is dict:
+                row(seq, STARTED, -1, data.get("callId"), data.get("name"), data.get("arguments"))
+
+        def answered(seq: int, event: Mapping[str, Any]) -> None:
+            data = event.get("data")
+            if type(data) is not dict or event.get("surfaceOp") != "append":
+                return
+            cid, is_error = result_fields(data.get("message"), version)
+            k = row(seq, ANSWERED, -1 if is_error is None else int(is_error), cid, None, None)
+            error = data.get("error")
+            if type(error) is dict:
+                name, code = error.get("name"), error.get("code")
+                if type(name) is str:
+                    ename_r(k)
+                    ename_(name)
+                if type(code) is str:
+                    ecode_r(k)
+                    ecode_(code)
+
+        return {"assistant/message": advertised, "tool/call": started, "tool/result": answered}
 
     def facts(self) -> ToolFacts:
-        cid, name, args, ename, ecode = (t.texts() for t in self._texts)
+        n = len(self._seq)
+        cid, name, args, ename, ecode = (t.texts(n) for t in self._texts)
         return ToolFacts(np.array(self._seq, dtype=np.int64), np.array(self._kind, dtype=np.int8),
                          cid, name, args, np.array(self._error, dtype=np.int8), ename, ecode)
 

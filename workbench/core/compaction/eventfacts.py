@@ -25,14 +25,24 @@ event is a small pure function of that one event, so an `EventFacts` is fed even
   formats, reads turn boundaries and end-seeds), so neither reads the log again; `attempts` — the
   model attempts when the same pass found them (v0, `core.log_pass.LogPass`).
 
+Per-seq values live where the pass already holds them: a fed event keeps only what it has (a
+message value, a non-zero delta, a text), by seq, and `message` / `delta` are made dense when
+first read. In the log's pass the message price is the pass's node price column (`priced`: a
+node whose message is the one `heuristic.node_price` priced keeps nothing) and, with the log
+index, the delta is read from the index's tool facts (`tool_deltas`: one advertised call per
+`tool-call` block, -1 per `tool/result`, the rule of `pairing.event_delta`).
+
 An `image/offload` projection only marks image blocks `offloaded` (v4 §4.8) and the probe reads no
 image, so a projected message has the facts of the message it projects.
 """
 from __future__ import annotations
 
 from array import array
-from collections.abc import Mapping, Sequence
+from bisect import bisect_left
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
+
+import numpy as np
 
 from workbench.core.compaction.pairing import event_delta
 from workbench.core.compaction.textscan import TextScan
@@ -70,21 +80,31 @@ class EventFacts:
 
     def __init__(self, events: Sequence[Mapping[str, Any]], *, version: int,
                  texts: bool = True, texts_before: int = 0, size: int | None = None,
-                 scan: TextScan | None = None) -> None:
+                 scan: TextScan | None = None, priced: bool = False, tool_deltas: bool = False
+                 ) -> None:
         self.events = events
         self.version = version
         self.texts_before = texts_before
-        n = len(events) if size is None else size
-        self.delta = array("i", bytes(4 * n))
-        self.message = array("i", [UNREAD]) * n
+        self.count = len(events) if size is None else size
+        """Events the per-seq reads cover (set by `finish` for a growing pass)."""
+        self.priced = priced
+        """The price column `finish` is given holds every fed node's `heuristic.node_price`:
+        a node whose message is the one that price priced keeps no value of its own."""
+        self.tool_deltas = tool_deltas
+        """The deltas are read from the index `finish` is given (its tool facts and types)."""
+        self._rows, self._values = array("q"), array("i")          # message values by seq
+        self._delta_rows, self._deltas = array("q"), array("i")    # non-zero deltas by seq
+        self._prices: Any = None
+        self._index: Any = None
+        self._message: array | None = None   # the dense forms, made when first read
+        self._delta: array | None = None
+        self._steps: dict[str, Callable[[int, Mapping[str, Any]], None]] | None = None
         self.misplaced: set[int] = set()
         self.rewritten: set[int] = set()
         self.headers: list[int] = []
         self.node_types = message_types(version)
         self.texts = texts
-        self._text_start = array("i", [-1]) * n if texts else array("i")
-        self._text_end = array("i", bytes(4 * n)) if texts else array("i")
-        self._text_chars = array("i", bytes(4 * n)) if texts else array("i")
+        self._text_seq, self._text_end, self._text_chars = array("q"), array("q"), array("i")
         self._ids = array("I")
         self.scan = TextScan(anchors=False) if scan is None else scan
         """Reads the probe's facts (shared with the quality's `FactReader` in one pass)."""
@@ -99,61 +119,57 @@ class EventFacts:
 
     @classmethod
     def growing(cls, events: Sequence[Mapping[str, Any]], *, version: int,
-                texts: bool, texts_before: int | None = None, scan: TextScan | None = None
-                ) -> EventFacts:
-        """Facts fed in one in-order pass (`core.log_pass.LogPass`):
-        `events` is the log or the store as it grows, each event is fed once in seq order
-        (arrays grow with it); `texts` keeps the probe facts of the messages before seq
-        `texts_before` (None: of every message), read by `scan`."""
+                texts: bool, texts_before: int | None = None, scan: TextScan | None = None,
+                priced: bool = False, tool_deltas: bool = False) -> EventFacts:
+        """Facts fed in one in-order pass (`core.log_pass.LogPass`, or `feed`):
+        `events` is the log or the store as it grows, each event is fed once in seq order;
+        `texts` keeps the probe facts of the messages before seq `texts_before` (None: of
+        every message), read by `scan`; `priced`, `tool_deltas`: what `finish` is given."""
         before = (1 << 62 if texts_before is None else texts_before) if texts else 0
-        return cls(events, version=version, texts=texts, texts_before=before, size=0, scan=scan)
-
-    @property
-    def count(self) -> int:
-        """Events the per-seq arrays cover."""
-        return len(self.message)
+        return cls(events, version=version, texts=texts, texts_before=before, size=0, scan=scan,
+                   priced=priced, tool_deltas=tool_deltas)
 
     # -- feeding -------------------------------------------------------------------------------
 
-    def feed(self, seq: int, event: Mapping[str, Any], price: int | None = None) -> None:
-        """The event at `seq` of an in-order pass over the whole log (see `growing`); `price`
-        is its node price when known."""
-        if seq >= len(self.message):
-            self._grow(seq + 1)
-        kind = event.get("type") if type(event) is dict else None
-        if kind in self.node_types:
-            self.node(seq, event, text=seq < self.texts_before, price=price)
-        elif kind == "request/header":
-            self.header(seq, event)
-        elif kind in MARKED_TYPES:
-            self.mark(seq, event, kind)
+    def steps(self) -> dict[str, Callable[[int, Mapping[str, Any]], None]]:
+        """The step of each type the facts read (`workbench.core.steps`), for an in-order pass
+        over every event (see `growing`)."""
+        node, before = self.node, self.texts_before
+        marked_, kept, kept_types_ = self.marked.append, self.kept, self._kept_types
 
-    def _grow(self, n: int) -> None:
-        more = n - len(self.message)
-        if more == 1:
-            self.delta.append(0)
-            self.message.append(UNREAD)
-            if self.texts:
-                self._text_start.append(-1)
-                self._text_end.append(0)
-                self._text_chars.append(0)
-            return
-        self.delta.extend(array("i", bytes(4 * more)))
-        self.message.extend(array("i", [UNREAD]) * more)
-        if self.texts:
-            self._text_start.extend(array("i", [-1]) * more)
-            self._text_end.extend(array("i", bytes(4 * more)))
-            self._text_chars.extend(array("i", bytes(4 * more)))
+        def node_step(seq: int, event: Mapping[str, Any]) -> None:
+            node(seq, event, text=seq < before)
 
-    def finish(self) -> None:
-        """Every event of the log has been fed, in order."""
-        self.complete = len(self.message) == len(self.events)
+        def mark(seq: int, event: Mapping[str, Any]) -> None:
+            marked_(seq)
 
-    def mark(self, seq: int, event: Mapping[str, Any], kind: Any) -> None:
-        """An event of `MARKED_TYPES` (call in seq order)."""
-        self.marked.append(seq)
-        if kind in self._kept_types:
-            self.kept[seq] = event
+        def keep(seq: int, event: Mapping[str, Any]) -> None:
+            marked_(seq)
+            kept[seq] = event
+        table: dict[str, Callable[[int, Mapping[str, Any]], None]] = dict.fromkeys(
+            self.node_types, node_step)
+        table["request/header"] = self.header
+        table.update({kind: keep if kind in kept_types_ else mark for kind in MARKED_TYPES})
+        return table
+
+    def feed(self, seq: int, event: Mapping[str, Any]) -> None:
+        """The event at `seq` of an in-order pass over the whole log (see `growing`)."""
+        if self._steps is None:
+            self._steps = self.steps()
+        step = self._steps.get(event.get("type"))   # type: ignore[arg-type]
+        if step is not None:
+            step(seq, event)
+        self.count = max(self.count, seq + 1)
+
+    def finish(self, count: int | None = None, *, prices: Any = None, index: Any = None) -> None:
+        """Every event of the log has been fed, in order (`count` of them: the pass's count;
+        None: as `feed` counted); `prices` is the pass's node price column (with `priced`),
+        `index` its `LogIndex` (with `tool_deltas`)."""
+        if count is not None:
+            self.count = count
+        self._prices, self._index = prices, index
+        self._message = self._delta = None
+        self.complete = self.count == len(self.events)
 
     def header(self, seq: int, event: Mapping[str, Any]) -> None:
         """A `request/header` event (call in seq order)."""
@@ -165,8 +181,8 @@ class EventFacts:
     def node(self, seq: int, event: Mapping[str, Any], *, text: bool = False,
              price: int | None = None) -> None:
         """An event that is (or may be) a surface node; `text` keeps its probe facts; `price`
-        is its `heuristic.node_price` when known (the message it prices is then not priced
-        again)."""
+        is its `heuristic.node_price` when known (with `priced`: the price column's), so the
+        message it prices is not priced again."""
         version = self.version
         if event.get("seq") != seq:
             self.misplaced.add(seq)
@@ -177,34 +193,73 @@ class EventFacts:
                 if kind != "assistant/message" and "surfaceOp" in event:
                     self.marked.append(seq)   # a replacement (checkpoint, pruned copy)
                     self.kept[seq] = event
-            if kind == "tool/result":
-                self.delta[seq] = -1
-            elif kind == "assistant/message":
-                self.delta[seq] = event_delta(event)
+            if not self.tool_deltas:
+                delta = -1 if kind == "tool/result" else (
+                    event_delta(event) if kind == "assistant/message" else 0)
+                if delta:
+                    self._put(self._delta_rows, self._deltas, self._delta, seq, delta)
         derived = derive_message(event, version=version)
         if derived is None:
-            self.message[seq] = NO_MESSAGE
-            return
-        if isinstance(derived, dict) and derived.get("role") == "developer":
-            self.message[seq] = DEVELOPER
-        elif price is not None and node_message(event, version=version) is derived:
-            self.message[seq] = price   # node_price priced that very message
+            value: int | None = NO_MESSAGE
+        elif isinstance(derived, dict) and derived.get("role") == "developer":
+            value = DEVELOPER
+        elif (self.priced or price is not None) and node_message(event, version=version) is derived:
+            value = price   # node_price priced that very message (None: the price column's)
         else:
-            self.message[seq] = estimate_message(derived, version=version)
-        if text:
+            value = estimate_message(derived, version=version)
+        if value is not None:
+            self._put(self._rows, self._values, self._message, seq, value)
+        if text and derived is not None:
             self._keep_text(seq, derived)
 
-    def _keep_text(self, seq: int, message: Any) -> None:
-        self.scan.probe_later(seq, message, self._put_text)
+    @staticmethod
+    def _put(rows: array, values: array, dense: array | None, seq: int, value: int) -> None:
+        rows.append(seq)
+        values.append(value)
+        if dense is not None and seq < len(dense):
+            dense[seq] = value
 
-    def _put_text(self, seq: int, chars: int, found: list[int]) -> None:
+    def _keep_text(self, seq: int, message: Any) -> None:
         ids = self._ids
-        self._text_start[seq] = len(ids)
-        self._text_chars[seq] = chars
+        self._text_seq.append(seq)
+        chars, found = self.scan.probe(message)
+        self._text_chars.append(chars)
         ids.extend(found)
-        self._text_end[seq] = len(ids)
+        self._text_end.append(len(ids))
 
     # -- reading -------------------------------------------------------------------------------
+
+    @property
+    def message(self) -> array:
+        """Per seq: the price (`estimate_message`) of the message the event derives before any
+        v4 `image/offload` projection; `NO_MESSAGE`, `DEVELOPER`, `UNREAD` (module doc)."""
+        if self._message is None:
+            n, prices = self.count, self._prices
+            if self.priced and prices is not None:
+                column = np.asarray(prices, dtype=np.int64)[:n]
+                dense = np.where(column >= 0, column, UNREAD).astype(np.int32)
+            else:
+                dense = np.full(n, UNREAD, dtype=np.int32)
+            _scatter(dense, self._rows, self._values)
+            self._message = array("i", dense.tobytes())
+        return self._message
+
+    @property
+    def delta(self) -> array:
+        """Per seq: the node's change of open tool calls (`pairing.event_delta`)."""
+        if self._delta is None:
+            n, index = self.count, self._index
+            dense = np.zeros(n, dtype=np.int32)
+            if self.tool_deltas and index is not None:   # the index's facts, same rule
+                from workbench.core.tool_facts import ADVERTISED   # tool_facts -> compaction
+                code = index.types.codes.get("tool/result")
+                if code is not None:
+                    dense[index.type_codes[:n] == code] = -1
+                tools = index.tools
+                np.add.at(dense, tools.seq[tools.kind == ADVERTISED], 1)
+            _scatter(dense, self._delta_rows, self._deltas)
+            self._delta = array("i", dense.tobytes())
+        return self._delta
 
     def ensure(self, seq: int) -> None:
         """Read an event that was not fed (by index: the rare node of an unexpected type)."""
@@ -213,9 +268,11 @@ class EventFacts:
 
     def text_of(self, seq: int) -> tuple[int, Sequence[int]] | None:
         """(text length, fact ids) of a message fed with `text=True`, else None."""
-        if not self.texts or not 0 <= seq < len(self._text_start) or self._text_start[seq] < 0:
+        seqs = self._text_seq
+        k = bisect_left(seqs, seq)
+        if not self.texts or k == len(seqs) or seqs[k] != seq:
             return None
-        return self._text_chars[seq], self._ids[self._text_start[seq]:self._text_end[seq]]
+        return self._text_chars[k], self._ids[self._text_end[k - 1] if k else 0:self._text_end[k]]
 
     def view(self) -> Overlay:
         """The events, with the `kept` ones served without reading the log again."""
@@ -229,3 +286,10 @@ class EventFacts:
     def distinct(self) -> list[tuple[str, str]]:
         """Every interned fact `(category, value)` by id."""
         return self.scan.facts
+
+
+def _scatter(dense: np.ndarray, rows: array, values: array) -> None:
+    if len(rows):
+        keep = np.frombuffer(rows, dtype=np.int64)
+        inside = keep < len(dense)
+        dense[keep[inside]] = np.frombuffer(values, dtype=np.int32)[inside]

@@ -18,7 +18,7 @@ is not a non-negative number also counts 0 and marks the sample `malformed`.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -69,38 +69,23 @@ def _count(value: Any) -> tuple[int | float, bool]:
 
 def make_sample(usage: Any, *, seq: Any, turn: Any, step: Any, source: str) -> UsageSample:
     """A `UsageSample` from one logged `TokenUsage` object."""
+    return UsageSample(*sample_fields(usage, seq, turn, step, source))
+
+
+def sample_fields(usage: Any, seq: Any, turn: Any, step: Any, source: str) -> tuple:
+    """The `UsageSample` fields (in order, `replaced_by` left out) of one logged `TokenUsage`."""
     fields = usage if type(usage) is dict else {}
-    values, ok = {}, type(usage) is dict
+    ok = type(usage) is dict
+    counts = []
     for key in ("inputTokens", "cacheReadTokens", "cacheWriteTokens", "outputTokens"):
-        values[key], good = _count(fields.get(key, ABSENT))
+        value, good = _count(fields.get(key, ABSENT))
+        counts.append(value)
         ok = ok and good
     reasoning = fields.get("reasoningTokens", ABSENT)
     total = fields.get("totalTokens", ABSENT)
-    return UsageSample(
-        seq, turn, step, source, values["inputTokens"], values["cacheReadTokens"],
-        values["cacheWriteTokens"], values["outputTokens"],
-        _whole(reasoning) if is_number(reasoning) and reasoning == reasoning else None,
-        _whole(total) if is_number(total) and total == total else None, not ok)
-
-
-def _sample_of(event: dict, version: int) -> tuple[Any, str] | None:
-    etype = event.get("type")
-    data = event.get("data")
-    if type(data) is not dict:
-        return None
-    if etype == "assistant/message":
-        usage = data.get("usage", ABSENT)
-        if usage is ABSENT and nested_streams(version):
-            usage = _last_stream_usage(data.get("stream"))
-        return (usage, "message") if usage is not ABSENT else None
-    if etype == "assistant/attempt" and nested_streams(version):
-        usage = _last_stream_usage(data.get("stream"))
-        return (usage, "attempt") if usage is not ABSENT else None
-    if etype == "assistant/chunk" and not nested_streams(version):
-        chunk = data.get("chunk")
-        if type(chunk) is dict and chunk.get("type") == "usage":
-            return chunk.get("usage", ABSENT), "chunk"
-    return None
+    return (seq, turn, step, source, *counts,
+            _whole(reasoning) if is_number(reasoning) and reasoning == reasoning else None,
+            _whole(total) if is_number(total) and total == total else None, not ok)
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -114,38 +99,73 @@ USAGE_TYPES = frozenset({"assistant/message", "assistant/attempt", "assistant/ch
 
 
 class UsageCollector:
-    """Usage samples, one event at a time: `feed` each event of a type in `USAGE_TYPES` in log
-    order (others change nothing), then `samples()`. `usage_samples` is this over a sequence;
-    `workbench.load` runs it while the loader scans the log."""
+    """Usage samples, one event at a time: the step of each type it reads (`steps`,
+    `workbench.core.steps`; `feed` for any event) in log order, then `samples()`.
+    `usage_samples` is this over a sequence; `workbench.load` runs it while the loader scans
+    the log."""
 
     def __init__(self, *, version: int) -> None:
         self.version = version
         self._table = UsageTable()
         self._last: int | None = None
+        self._steps = self.steps()
 
     def feed(self, event: Any) -> None:
-        if type(event) is not dict:
-            return
-        table, last, version = self._table, self._last, self.version
-        etype = event.get("type")
-        if etype == "llm/retry-started" and nested_streams(version):
+        if type(event) is dict:
+            step = self._steps.get(event.get("type"))   # type: ignore[arg-type]
+            if step is not None:
+                step(0, event)
+
+    def steps(self) -> dict[str, Callable[[int, Any], None]]:
+        """`assistant/message` (its `data.usage`, else on nested-stream formats the last usage
+        chunk of its stream), `assistant/attempt` and `llm/retry-started` on nested-stream
+        formats, a top-level `assistant/chunk` otherwise (module doc)."""
+        table = self._table
+        add, column = table.add, table.field
+        nested = nested_streams(self.version)
+
+        def sample(event: Any, data: dict, usage: Any, source: str) -> None:
+            turn, step, last = data.get("turn"), data.get("step"), self._last
+            fields = sample_fields(usage, event.get("seq"), turn, step, source)
+            if last is not None and _same(column("turn", last), turn) \
+                    and _same(column("step", last), step):
+                table.set_replaced_by(last, fields[0])
+            self._last = add(fields)
+
+        def message(seq: int, event: Any) -> None:
             data = event.get("data")
+            if type(data) is not dict:
+                return
+            usage = data.get("usage", ABSENT)
+            if usage is ABSENT and nested:
+                usage = _last_stream_usage(data.get("stream"))
+            if usage is not ABSENT:
+                sample(event, data, usage, "message")
+
+        def attempt(seq: int, event: Any) -> None:
+            data = event.get("data")
+            if type(data) is dict:
+                usage = _last_stream_usage(data.get("stream"))
+                if usage is not ABSENT:
+                    sample(event, data, usage, "attempt")
+
+        def chunk(seq: int, event: Any) -> None:
+            data = event.get("data")
+            found = data.get("chunk") if type(data) is dict else None
+            if type(found) is dict and found.get("type") == "usage":
+                sample(event, data, found.get("usage", ABSENT), "chunk")  # type: ignore[arg-type]
+
+        def retry(seq: int, event: Any) -> None:
+            data, last = event.get("data"), self._last
             if last is not None and type(data) is dict \
-                    and _same(table.field("turn", last), data.get("turn")) \
-                    and _same(table.field("step", last), data.get("step")):
+                    and _same(column("turn", last), data.get("turn")) \
+                    and _same(column("step", last), data.get("step")):
                 self._last = None
-            return
-        found = _sample_of(event, version)
-        if found is None:
-            return
-        data = event["data"]
-        sample = make_sample(found[0], seq=event.get("seq"), turn=data.get("turn"), step=data.get("step"),
-                             source=found[1])
-        if last is not None and _same(table.field("turn", last), sample.turn) \
-                and _same(table.field("step", last), sample.step):
-            table.set_replaced_by(last, sample.seq)
-        table.append(sample)
-        self._last = len(table) - 1
+
+        if nested:
+            return {"assistant/message": message, "assistant/attempt": attempt,
+                    "llm/retry-started": retry}
+        return {"assistant/message": message, "assistant/chunk": chunk}
 
     def samples(self) -> UsageTable:
         """The samples so far, as a view of the collector's columns

@@ -130,11 +130,31 @@ class UsageTable(ItemView):
 
     def append(self, sample: UsageSample) -> None:
         """Add the row of a sample (the collector's table, not a view)."""
-        columns = self.columns
-        for name in FIELDS:
-            columns[name].append(getattr(sample, name))
-        self.source.append(_SOURCE_CODES[sample.source])
-        self.malformed.append(sample.malformed)
+        row = self.add((sample.seq, sample.turn, sample.step, sample.source, sample.input_tokens,
+                        sample.cache_read_tokens, sample.cache_write_tokens, sample.output_tokens,
+                        sample.reasoning_tokens, sample.reported_total, sample.malformed))
+        if sample.replaced_by is not None:
+            self.set_replaced_by(row, sample.replaced_by)
+
+    def add(self, fields: tuple) -> int:
+        """Add a row of the `UsageSample` fields in order but `replaced_by` (None until
+        `set_replaced_by`); returns its row."""
+        c = self.columns
+        (seq, turn, step, source, input_tokens, cache_read, cache_write, output, reasoning,
+         total, malformed) = fields
+        c["seq"].append(seq)
+        c["turn"].append(turn)
+        c["step"].append(step)
+        c["input_tokens"].append(input_tokens)
+        c["cache_read_tokens"].append(cache_read)
+        c["cache_write_tokens"].append(cache_write)
+        c["output_tokens"].append(output)
+        c["reasoning_tokens"].append(reasoning)
+        c["reported_total"].append(total)
+        c["replaced_by"].append(None)
+        self.source.append(_SOURCE_CODES[source])
+        self.malformed.append(malformed)
+        return len(self.source) - 1
 
     def set_replaced_by(self, row: int, seq: Any) -> None:
         self.columns["replaced_by"].set(row, seq)
