@@ -83,3 +83,37 @@ def test_bracket_chart_rows_hover_and_click_and_timeline_bands(lab, browser, scr
     assert all("NaN" not in b["d"] for b in bands)
     assert page.evaluate(TRACES)["moves"][0] == 2    # the rows' segments stay apart
     assert errors == [] and browser.offsite == []
+
+
+LEGEND = """() => Array.from(document.querySelectorAll('.wb-context-fill .js-plotly-plot'))
+  .map((gd) => gd._fullData.map((t) => t.name))"""
+
+
+def test_real_tokenizers_are_counted_when_the_user_asks(lab, browser, screenshots):
+    """Above `views.data.EAGER_METER_EVENTS` (lowered here for a small real log) the first
+    picture is the DSH heuristic's and a button beside the x-axis choice offers the real
+    tokenizers; clicking it counts them and every chart and pane shows them, same step."""
+    pytest.importorskip("tiktoken")
+    errors: list[str] = []
+    cells = ["import workbench.views.data\nworkbench.views.data.EAGER_METER_EVENTS = 10\n"
+             + _workbench_cells(LOG, "105")[0]]
+    page = _open(browser, lab, "offer.ipynb", cells, errors)
+    offer = page.locator(".wb-meter-offer button", has_text="count o200k, deepseek tokens")
+    offer.scroll_into_view_if_needed()
+    page.wait_for_timeout(500)
+    page.screenshot(path=str(screenshots / "meter-offer.png"))
+    assert page.evaluate(LEGEND)[-1][0].startswith("dsh measure")
+    assert not any("o200k" in name for name in page.evaluate(LEGEND)[-1])
+    offer.click()
+    page.wait_for_function("() => document.querySelectorAll('.wb-meter-offer').length === 0 "
+                           "&& document.querySelectorAll('.wb-workbench .js-plotly-plot')"
+                           ".length === 3", timeout=120_000)
+    page.wait_for_function(f"() => ({LEGEND})().some((names) => names.includes("
+                           "'o200k (tools + surface)'))", timeout=60_000)
+    assert page.evaluate(STEP) == 105
+    page.locator(".wb-workbench .wb-context-fill").last.scroll_into_view_if_needed()
+    page.wait_for_timeout(800)
+    page.screenshot(path=str(screenshots / "meter-offer-counted.png"))
+    names = page.evaluate(LEGEND)[-1]
+    assert "deepseek (tools + surface)" in names and names[0].startswith("dsh measure")
+    assert errors == [] and browser.offsite == []

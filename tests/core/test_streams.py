@@ -16,6 +16,7 @@ from workbench.core.streams import (
     pack_chunks,
     verify_settlement,
 )
+from workbench.core.assembly import stream_blocks
 from workbench.io.jsjson import ABSENT, loads
 
 RUN = {"type": "text-chunks", "time0": 10, "index": 0, "dt": [1], "texts": ["a", "b"]}
@@ -196,6 +197,29 @@ def test_assemble_stream_equals_expanded_assembly() -> None:
                "args": ["{"]},
               {"type": "tool-call-chunks", "time0": 1, "index": 1, "dt": [0], "id": "c", "args": ["1", "}"]}]
     assert assemble_stream(stream) == assemble(expand_stream(stream))
+
+
+_end = st.builds(lambda i, b: {"type": "block-end", "index": i, "block": b}, st.integers(0, 2),
+                 st.sampled_from([{"type": "text", "text": "t"}, {"type": "image"}, "odd", 3]))
+_finish = st.builds(lambda r: {"type": "finish", "reason": r},
+                    st.sampled_from([{"kind": "stop"}, {"kind": "max-tokens"}, None]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 20), _delta | _end | _finish), max_size=25))
+def test_stored_records_assemble_as_their_chunks_and_stream_blocks_are_its_blocks(chunks) -> None:
+    """The stored runs feed the assembler what their chunks would (`assemble_stream` equals
+    the expanded chunks' `assemble`), and `stream_blocks` is that assembly's blocks (or its
+    error's text)."""
+    stream = pack_chunks(chunks)
+    assembly = assemble_stream(stream)
+    assert assembly == assemble(expand_stream(stream))
+    if assembly.error is None:
+        assert stream_blocks(stream) == list(assembly.blocks)
+    else:
+        with pytest.raises(AssemblyError) as caught:
+            stream_blocks(stream)
+        assert caught.value.message == assembly.error
 
 
 # -- settlement ------------------------------------------------------------------------------

@@ -4,7 +4,8 @@ or broken arguments, tool results, boilerplate and checkpoint sources; texts wit
 the U+001C..U+001F separators, CRLF, lines and texts longer than the memos keep) it gives
 exactly the probe's facts of `probe.message_text` and the anchors of `anchors.anchor_keys`
 over `message_texts`, whatever its memos hold (small memos that overflow, schema words changed
-between messages, one scan shared by both measures or one per measure)."""
+between messages, one scan shared by both measures or one per measure, results handed back at
+once or after a batch of new lines is scanned)."""
 from __future__ import annotations
 
 import json
@@ -69,6 +70,7 @@ _STOPS = st.sampled_from([frozenset(), frozenset({"tool_x", "Bash"}),
 
 class _Small(TextScan):
     TEXTS, TEXT_CHARS, LINES, LINE_CHARS = 3, 40, 4, 20
+    BATCH, BATCH_CHARS = 3, 60
 
 
 def _distinct_facts(message: dict) -> list[tuple[str, str]]:
@@ -112,3 +114,39 @@ def test_texts_without_a_message(parts: list[str], pieces: list, stop) -> None:
             dict.fromkeys(text_facts("\n".join(parts))))
         assert scan.anchor_keys(pieces) == tuple(anchor_keys(pieces, stop))
 
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.tuples(_messages(), _STOPS), max_size=8), st.booleans())
+def test_a_batched_scan_hands_each_message_its_own_results(batch, small: bool) -> None:
+    scan = (_Small if small else TextScan)(batch=True)
+    got: list = []
+    expected: list = []
+    rounds = batch + [(m, s) for (m, _), (_, s) in zip(batch, batch[1:] + batch[:1])]
+    for seq, (message, stop) in enumerate(rounds):   # a new stop scans the waiting batch first
+        scan.stop = stop
+        scan.probe_later(seq, message, lambda s, chars, ids: got.append(
+            ("probe", s, chars, [scan.facts[i] for i in ids])))
+        scan.anchors_later(seq, message, lambda s, anchors: got.append(("anchors", s, anchors)))
+        expected.append(("probe", seq, len(message_text(message)), _distinct_facts(message)))
+        expected.append(("anchors", seq, tuple(anchor_keys(message_texts(message), stop))))
+    scan.flush()
+    assert sorted(got, key=repr) == sorted(expected, key=repr)
+    assert scan._waiting == [] and not scan._new_ids and not scan._new_anchors
+
+
+def _own_tool_blocks(message: dict) -> list:
+    content = message.get("content")
+    return [b for b in content if isinstance(b, dict) and (
+        b.get("type") == "tool-call" and isinstance(b.get("name"), str)
+        or b.get("type") == "tool-result" and isinstance(b.get("toolCallId"), str))
+            ] if isinstance(content, list) else []
+
+
+@settings(max_examples=300, deadline=None)
+@given(_messages())
+def test_the_walk_yields_the_contents_own_tool_blocks(message: dict) -> None:
+    scan = TextScan()
+    scan.anchors(message)
+    assert scan.tool_blocks(message) == _own_tool_blocks(message)
+    assert TextScan().tool_blocks(message) == _own_tool_blocks(message)

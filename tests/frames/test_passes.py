@@ -6,7 +6,8 @@ Holds today: the load → first widget → `events_df` → `surface_df(mid)` →
 reads only the handful of payloads the first render shows (scan, timeline, usage and attempts
 rode on the load) when the widget prices by the DSH heuristic alone, as it does on logs over
 200k events. On smaller logs the widget's default `meters="auto"` adds the real tokenizers, whose
-counts need every message's text: that is one more read of the payloads, and at most one.
+counts need every message's text: one more read of the candidate nodes' payloads (at once up to
+`views.data.EAGER_METER_EVENTS` events, when the user asks above it), never of the others.
 `compactions_df` runs the compaction audit on facts the same pass collected, and `workbench
 audit` loads the same analysed log with the pass made for the audit (probe texts and the
 quality's anchors instead of the index): neither makes a second pass."""
@@ -39,15 +40,46 @@ def test_the_widget_and_frames_make_no_second_pass(path: Path, counted: dict) ->
     assert counted["n"] < len(session) // 4, (counted["n"], len(session))
 
 
+def _payloads(session, *types: str) -> int:
+    return sum(len(session.index.seq_of_type(t)) for t in types)
+
+
 @pytest.mark.parametrize("path", LOGS, ids=[p.name for p in LOGS])
-def test_real_tokenizer_meters_read_the_payloads_once_more(path: Path, counted: dict) -> None:
+def test_real_tokenizer_meters_read_only_the_message_payloads_once(path: Path, counted: dict) -> None:
+    """With the real tokenizers on (a small log: "auto" counts them at once), the first widget
+    and the frames read what the meters need and nothing else: each candidate node's payload
+    once for every real meter together, DSH's measure its headers and model messages once, and
+    the handful the first render shows; never a pass over the log."""
     pytest.importorskip("ipywidgets")
     from workbench.views import Workbench
     session = workbench.load(path)
-    Workbench(session)            # "auto": dsh plus o200k and deepseek on a small log
+    wb = Workbench(session)
+    assert wb.meters[1:], wb.meters
     session.timeline_df(meters=("dsh", "o200k", "deepseek"))
-    assert len(session) // 2 < counted["n"] <= len(session) + len(session) // 4, \
-        (counted["n"], len(session))
+    session.events_df()
+    nodes = int((session.prices >= 0).sum())
+    measured = _payloads(session, "request/header", "assistant/message")
+    assert counted["n"] <= nodes + measured + len(session) // 10, (counted["n"], len(session))
+    assert counted["n"] < len(session) - _payloads(session, "step/start", "step/end")
+
+
+@pytest.mark.parametrize("path", LOGS[:1], ids=[p.name for p in LOGS[:1]])
+def test_real_tokenizers_asked_for_read_only_the_message_payloads(
+        path: Path, counted: dict, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Above `views.data.EAGER_METER_EVENTS` the first widget reads no more than with the DSH
+    heuristic alone; counting the offered tokenizers then reads each candidate node once."""
+    pytest.importorskip("ipywidgets")
+    from workbench.views import Workbench
+    from workbench.views import data as view_module
+    monkeypatch.setattr(view_module, "EAGER_METER_EVENTS", 10)
+    session = workbench.load(path)
+    wb = Workbench(session)
+    first = counted["n"]
+    assert wb.offer is not None and first < len(session) // 4, (first, len(session))
+    wb.offer.button.click()
+    assert wb.meters == ("dsh", "o200k", "deepseek")
+    nodes = int((session.prices >= 0).sum())
+    assert counted["n"] - first <= nodes + len(session) // 10, (counted["n"] - first, nodes)
 
 
 @pytest.mark.parametrize("path", AUDITED, ids=[p.name for p in AUDITED])

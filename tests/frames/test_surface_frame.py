@@ -2,6 +2,8 @@
 hidden nodes agree with `SurfaceTimeline` and with each other."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import pandas as pd
 import pytest
 from frame_scripts import session_of, script
@@ -110,3 +112,27 @@ def test_deeply_nested_compactions_stay_linear() -> None:
     checkpoints = session.compactions_df()["replacement_seq"].tolist()
     assert set(df["lineage_root"]) == {checkpoints[-1]}
     assert df.loc[checkpoints[0], "depth"] == rounds - 1
+
+
+CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"
+REAL_LOGS = [log for folder in sorted(CORPUS.glob("dsh-*")) for log in sorted(folder.glob("*.jsonl*"))[:2]]
+
+
+@pytest.mark.parametrize("path", REAL_LOGS, ids=[p.name for p in REAL_LOGS])
+def test_whole_log_counts_read_only_candidate_nodes_and_equal_every_event_counted(path) -> None:
+    """`fill_log_prices` reads the events whose type can derive a message (index price >= 0)
+    for every real meter at once: the same per-seq counts as each meter counting every event."""
+    import workbench
+    from workbench.core.tokens.meters import get_meter
+    from workbench.frames.meters import fill_log_prices
+    try:
+        meters = [get_meter(m, version=4) for m in ("o200k", "deepseek")]
+    except MeterError as exc:
+        pytest.skip(f"a real tokenizer is unavailable: {exc}")
+    session = workbench.load(path)
+    fill_log_prices(session.analysis, ("dsh", "o200k", "deepseek"))
+    events = list(session.events)
+    for meter in meters:
+        every = get_meter(meter.name, version=session.version).count_events(events)
+        assert session.meter_counts[meter.name].tolist() == every.tolist()
+        assert every.any()

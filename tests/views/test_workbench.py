@@ -156,3 +156,57 @@ def test_close_releases_every_widget_and_the_session(tmp_path, monkeypatch, froz
     del wb, session
     gc.collect()
     assert alive() is None
+
+
+def _meter_traces(wb) -> dict[str, list]:
+    """The y values of every trace of the two token charts, by chart and trace name."""
+    return {f"{panel.title}: {trace.name}": list(trace.y)
+            for panel in (wb.token_timeline, wb.context_fill) for trace in panel.figure.data
+            if trace.name}
+
+
+def test_a_large_log_draws_the_heuristic_first_and_counts_real_tokenizers_when_asked(
+        session, monkeypatch):
+    """Above `EAGER_METER_EVENTS` the first picture is the DSH heuristic's and the real
+    tokenizers are offered; asked, every panel shows them at the same step and axis, with the
+    numbers a workbench counting them at once shows."""
+    from workbench.core.tokens.meters import get_meter
+    from workbench.errors import MeterError
+    from workbench.views import data as view_module
+    try:
+        for name in ("o200k", "deepseek"):
+            get_meter(name).count_text("x")
+    except MeterError as exc:
+        pytest.skip(f"a real tokenizer is unavailable: {exc}")
+    eager = Workbench(session, step=22)
+    assert eager.meters == ("dsh", "o200k", "deepseek") and eager.offer is None
+    expected = _meter_traces(eager)
+    eager.close()
+    session.meter_counts.clear()
+    monkeypatch.setattr(view_module, "EAGER_METER_EVENTS", 10)
+    wb = Workbench(session, step=22)
+    assert wb.meters == ("dsh",) and wb.offer.names == ("o200k", "deepseek")
+    assert not session.meter_counts and len(_meter_traces(wb)) < len(expected)
+    assert "count o200k, deepseek tokens" == wb.offer.button.description
+    wb.axis.value = "time"
+    wb.offer.button.click()
+    assert wb.meters == ("dsh", "o200k", "deepseek") and wb.offer is None
+    assert wb.state.step == 22 and wb.axis.value == "time"
+    wb.axis.value = "seq"
+    assert _meter_traces(wb) == expected
+    assert "o200k" in wb.surface_pane.meters and "deepseek" in wb.inspector.meters
+    wb.close()
+
+
+def test_the_offer_names_a_tokenizer_that_does_not_load(session, monkeypatch):
+    from workbench.views import data as view_module
+    monkeypatch.setattr(view_module, "EAGER_METER_EVENTS", 10)
+    monkeypatch.setattr(view_module, "loadable_meters",
+                        lambda names: tuple(n for n in names if n != "deepseek"))
+    monkeypatch.setattr("workbench.views.workbench.loadable_meters", view_module.loadable_meters)
+    wb = Workbench(session)
+    wb.offer.button.click()
+    assert wb.meters == ("dsh", "o200k") and wb.offer is None
+    note = wb.children[3].children[1]      # beside the x-axis choice
+    assert note.value == '<span class="wb-meter-note">deepseek: not installed here</span>'
+    wb.close()

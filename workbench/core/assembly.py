@@ -105,37 +105,50 @@ class BlockAssembler:
         return partial
 
     def push(self, chunk: Any) -> None:
-        ctype = js_get(chunk, "type")
+        if type(chunk) is not dict:   # null/undefined throw; any other value has no known type
+            js_get(chunk, "type")
+            raise AssemblyError(f"unreachable variant in BlockAssembler.push: {stringify(chunk)}")
+        get = chunk.get               # a dict chunk: js_get(chunk, key) is get(key, ABSENT)
+        ctype = get("type", ABSENT)
         if ctype == "block-start":
-            index = js_get(chunk, "index")
+            index = get("index", ABSENT)
             if _map_key(index) not in self._partials:
-                self._ensure(index, js_get(chunk, "blockType"))
+                self._ensure(index, get("blockType", ABSENT))
         elif ctype == "text-delta" or ctype == "reasoning-delta":
-            partial = self._ensure(js_get(chunk, "index"), "text" if ctype == "text-delta" else "reasoning")
-            if partial.block is ABSENT:
-                text = chunk["text"] if type(chunk.get("text")) is str else js_str(js_get(chunk, "text"))
-                partial.text += text
+            text = get("text", ABSENT)
+            self.text_delta(get("index", ABSENT), "text" if ctype == "text-delta" else "reasoning",
+                            text if type(text) is str else js_str(text))
         elif ctype == "tool-call-delta":
-            partial = self._ensure(js_get(chunk, "index"), "tool-call")
-            if partial.block is ABSENT:
-                partial.tool_id = js_get(chunk, "id")
-                name = js_get(chunk, "name")
-                if _js_truthy(name):
-                    partial.tool_name = name
-                delta = js_get(chunk, "argumentsDelta")
-                partial.arguments += delta if type(delta) is str else js_str(delta)
+            delta = get("argumentsDelta", ABSENT)
+            self.tool_delta(get("index", ABSENT), get("id", ABSENT), get("name", ABSENT),
+                            delta if type(delta) is str else js_str(delta))
         elif ctype == "block-end":
-            block = js_get(chunk, "block")
-            partial = self._ensure(js_get(chunk, "index"), js_get(block, "type"))
+            block = get("block", ABSENT)
+            partial = self._ensure(get("index", ABSENT), js_get(block, "type"))
             if partial.block is ABSENT:
                 partial.block = block
         elif ctype == "usage":
-            self.usage = js_get(chunk, "usage")
+            self.usage = get("usage", ABSENT)
         elif ctype == "finish":
-            self._finish = js_get(chunk, "reason")
-            self._replay = js_get(chunk, "replayState")
+            self._finish = get("reason", ABSENT)
+            self._replay = get("replayState", ABSENT)
         else:
             raise AssemblyError(f"unreachable variant in BlockAssembler.push: {stringify(chunk)}")
+
+    def text_delta(self, index: Any, block_type: str, text: str) -> None:
+        """A text or reasoning delta (ignored once the block at `index` has ended)."""
+        partial = self._ensure(index, block_type)
+        if partial.block is ABSENT:
+            partial.text += text
+
+    def tool_delta(self, index: Any, tool_id: Any, name: Any, arguments: str) -> None:
+        """A tool-call delta: its id, its name when truthy, and its arguments text."""
+        partial = self._ensure(index, "tool-call")
+        if partial.block is ABSENT:
+            partial.tool_id = tool_id
+            if _js_truthy(name):
+                partial.tool_name = name
+            partial.arguments += arguments
 
     @staticmethod
     def _assemble(partial: _Partial, index: Any) -> Any:
@@ -253,25 +266,33 @@ def assemble(chunks: Iterable[Any]) -> Assembly:
 def assemble_stream(stream: Iterable[Any]) -> Assembly:
     """Assemble stored records without expanding them (reference `assembleAssistantStream`): each
     run contributes one delta of its joined members. Records are trusted, not validated."""
+    return _finish_assembly(_fed(stream))
+
+
+def stream_blocks(stream: Iterable[Any]) -> list:
+    """`assemble_stream(stream).blocks` alone (what a price needs): raises `AssemblyError` with
+    the text `Assembly.error` would hold."""
+    return _fed(stream).blocks()
+
+
+def _fed(stream: Iterable[Any]) -> BlockAssembler:
+    """An assembler fed the stored records of `stream` (`assemble_stream`)."""
     assembler = BlockAssembler()
+    text_delta, tool_delta = assembler.text_delta, assembler.tool_delta
     for record in stream:
         rtype = js_get(record, "type")
-        if rtype == "chunk":
+        if rtype == "text-chunks" or rtype == "reasoning-chunks":
+            text_delta(record.get("index", ABSENT), "text" if rtype == "text-chunks" else "reasoning",
+                       "".join(record.get("texts") or ()))
+        elif rtype == "chunk":
             assembler.push(record.get("chunk", ABSENT))
-        elif rtype == "text-chunks" or rtype == "reasoning-chunks":
-            delta = "text-delta" if rtype == "text-chunks" else "reasoning-delta"
-            assembler.push({"type": delta, "index": record.get("index", ABSENT),
-                            "text": "".join(record.get("texts") or ())})
         elif rtype == "tool-call-chunks":
-            chunk = {"type": "tool-call-delta", "index": record.get("index", ABSENT),
-                     "id": record.get("id", ABSENT)}
-            if record.get("name", ABSENT) is not ABSENT:
-                chunk["name"] = record["name"]
-            chunk["argumentsDelta"] = "".join(record.get("args") or ())
-            assembler.push(chunk)
+            tool_delta(record.get("index", ABSENT), record.get("id", ABSENT),
+                       record.get("name", ABSENT), "".join(record.get("args") or ()))
         else:
             raise AssemblyError(f"unreachable variant in assembleAssistantStream: {stringify(record)}")
-    return _finish_assembly(assembler)
+    return assembler
 
 
-__all__ = ["Assembly", "AssemblyError", "BlockAssembler", "assemble", "assemble_stream", "js_get", "js_is_blank"]
+__all__ = ["Assembly", "AssemblyError", "BlockAssembler", "assemble", "assemble_stream", "js_get",
+           "js_is_blank", "stream_blocks"]

@@ -70,7 +70,11 @@ class Lifecycle(CallRules, SurfaceRules):
 
     def accept(self, event: Mapping[str, Any], kind: str, seq: Any) -> None:
         """One event of a known type (other types are ignored by the reference)."""
-        if kind in _PRESCAN:
+        route = _ROUTES.get(kind)
+        if route is None:
+            return
+        prescan, step_event, surface, handler = route
+        if prescan:
             if kind == "compaction/start":
                 self._prescan_start = seq
             elif kind == "compaction/end":
@@ -80,11 +84,26 @@ class Lifecycle(CallRules, SurfaceRules):
                     self.orphans.add(self._prescan_start)
                     self._pending_crossings.pop(self._prescan_start, None)
                 self._prescan_start = None
-        if kind not in _RELATIONSHIP_TYPES:
-            return
         self._ordinal = 0
         try:
-            self._accept(event, kind, seq)
+            data = event.get("data", ABSENT)
+            if type(data) is not dict:
+                raise Violation(f"{kind} requires an object")
+            if step_event:
+                self._require_step(kind, data)
+            if self.compaction is not None and kind.startswith("turn/"):
+                start = self.compaction["seq"]
+                if start not in self.orphans:
+                    crossing = (seq, self._ordinal, f"{kind} crosses an open compaction")
+                    self._ordinal += 1
+                    if self._prescan_start is not None and same(self._prescan_start, start):
+                        self._pending_crossings.setdefault(start, []).append(crossing)
+                    else:
+                        self.violations.append(crossing)
+            if surface:
+                self._fold_surface(event, kind, seq)
+            if handler is not None:
+                handler(self, event, kind, seq, data)
         except Violation as exc:
             self._note(seq, exc.message)
         except (TypeError, AttributeError, KeyError, IndexError) as exc:  # the reference's TypeError
@@ -101,27 +120,6 @@ class Lifecycle(CallRules, SurfaceRules):
             found.extend(pending)
         found.sort(key=lambda v: (v[0], v[1]))
         return found
-
-    def _accept(self, event: Mapping[str, Any], kind: str, seq: Any) -> None:
-        data = event.get("data", ABSENT)
-        if type(data) is not dict:
-            raise Violation(f"{kind} requires an object")
-        if kind in _STEP_EVENTS:
-            self._require_step(kind, data)
-        if self.compaction is not None and kind.startswith("turn/"):
-            start = self.compaction["seq"]
-            if start not in self.orphans:
-                crossing = (seq, self._ordinal, f"{kind} crosses an open compaction")
-                self._ordinal += 1
-                if self._prescan_start is not None and same(self._prescan_start, start):
-                    self._pending_crossings.setdefault(start, []).append(crossing)
-                else:
-                    self.violations.append(crossing)
-        if kind in _SURFACE:
-            self._fold_surface(event, kind, seq)
-        handler = _HANDLERS.get(kind)
-        if handler is not None:
-            handler(self, event, kind, seq, data)
 
     def _require_turn(self, kind: str) -> None:
         if self.turn is None:
@@ -256,6 +254,11 @@ _HANDLERS: dict[str, Callable[..., None]] = {
     "user/message": Lifecycle._user_message,
     "session/end-seed": Lifecycle._end_seed,
 }
+
+_ROUTES: dict[str, tuple[bool, bool, bool, Callable[..., None] | None]] = {
+    kind: (kind in _PRESCAN, kind in _STEP_EVENTS, kind in _SURFACE, _HANDLERS.get(kind))
+    for kind in _RELATIONSHIP_TYPES}
+"""Per relationship type, read once per event: (orphan pre-scan, step event, surface replay, handler)."""
 
 
 __all__ = ["Lifecycle", "RELATIONSHIP_TYPES", "Violation"]

@@ -83,6 +83,9 @@ def relationship_kind(message: str) -> str:
 
 
 _MAX = 2**53 - 1
+_CLEARED = frozenset(("system/message", "user/message", "assistant/message", "tool/result"))
+"""The v4 message types whose row admission leaves, when the stored rules pass, no
+relationship source rule unsettled (``developer/message`` has its own admission rules)."""
 
 Feeder = Callable[[int, Sequence[Any], TimelineBuilder], Callable[[Any], None] | None]
 """A pass that rides on the load: called once the header is read with the format generation
@@ -136,7 +139,7 @@ class _Pipeline:
         self.restore = RestoreChecker(version=version, events=events, decoded=nested_streams(version), memo=memo,
                                       header=header.meta if nested_streams(version) else None, fold=fold)
         fed = (start(version, events, fold) for start in self.feeders)
-        self.feeds = [fold.feed] + [feed for feed in fed if feed is not None]
+        self.feeds = [feed for feed in fed if feed is not None]
         self.accept = self._accept_function()  # type: ignore[method-assign]
 
     def _accept_function(self) -> Any:
@@ -154,12 +157,19 @@ class _Pipeline:
         surfaced = surface_types(4) & to_relationships & to_stored & to_restore if v4 else frozenset()
         accept_known = relationships.accept_known if relationships is not None else None
         stored_accept, track, restore_accept = stored.accept, closers.track, restore.accept
-        feeds = self.feeds
+        feeds, fold_batch = self.feeds, self.fold.feed_batch  # type: ignore[union-attr]
         status, planned = self.fold.status, stored.memo.planned  # type: ignore[union-attr]
+        # format v4 rows passed row admission (io.admission_v4): a message row of these types
+        # that passes the stored shape rules passes the relationship source rule too, and only
+        # the lifecycle, the closers and (settlement) restore have anything left to check
+        cleared_types = _CLEARED if self.version == 4 else frozenset()
+        cleared, passes_cleared = stored.memo.cleared, restore.passes_cleared
+        life = relationships.lifecycle.accept if relationships is not None else None
         count = 0
 
         def accept(batch: list) -> None:
             nonlocal count
+            fold_batch(batch)
             for feed in feeds:
                 for event in batch:
                     feed(event)
@@ -188,7 +198,16 @@ class _Pipeline:
                     elif type(kind) is str and kind in surfaced and type(seq) is int:
                         # a decoded v4 row of a surface type, carrying its surface fields
                         if seq == index and status[index] != REJECTED:
-                            planned(event)  # the fold's verdict settles validateSurfaceMetadata
+                            # the fold's verdict settles validateSurfaceMetadata; a v4 message
+                            # row's admission and its stored verdicts settle the rest
+                            if kind in cleared_types and cleared(event, kind):
+                                life(event, kind, seq)   # message_sources passes: its rules are the shape's
+                                if kind in TRACKED:
+                                    track(event, kind)
+                                if not passes_cleared(event, kind):
+                                    restore_accept(event, index, enveloped=True)
+                                continue
+                            planned(event)
                         accept_known(event, kind, seq)
                         stored_accept(event)
                         if kind in TRACKED:

@@ -17,7 +17,8 @@ surface op or sources where the event carries them). The consumers are
   before `texts` (0: none, None: every message);
 * with `quality`, the compaction-quality node facts (`core.quality.facts.FactReader`: anchors,
   tool calls, answered calls) and the log's schema words; one `compaction.textscan.TextScan`
-  reads each message's text for both the probe and the anchors.
+  reads each message's text for both the probe and the anchors (in batches of new lines:
+  `finish` hands the last batch's results over).
 
 The per-seq values live in the index (or, without it, the pass's price column): the facts
 read the node price there and, with the index, the open-call deltas from its tool facts.
@@ -109,7 +110,7 @@ class LogPass:
         v = self.version = rules_for(version)   # the loader's generation (0, 3 or 4)
         self.fold, self.started = fold, True
         texts = self.texts
-        scan = TextScan(probe=texts != 0, anchors=self.quality)   # one for both measures
+        scan = TextScan(probe=texts != 0, anchors=self.quality, batch=True)   # both measures
         facts = self.facts = EventFacts.growing(events, version=v, texts=texts != 0,
                                                 texts_before=texts, scan=scan, priced=True,
                                                 tool_deltas=self.index)
@@ -188,6 +189,7 @@ class LogPass:
         every event of `events`."""
         facts, fold = self.facts, self.fold
         assert facts is not None and fold is not None, "the pass was never started"
+        facts.scan.flush()
         attempts = None
         collector = self._collector
         if collector is not None:

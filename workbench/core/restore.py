@@ -336,6 +336,15 @@ class RestoreChecker:
         if kind == "assistant/message" and not _settlement_ok(event.get("data")):
             raise RestoreError(f"{subject} has invalid settlement fields", "seed_settlement", index)
 
+    @staticmethod
+    def passes_cleared(event: Mapping[str, Any], kind: str) -> bool:
+        """Whether a message event the caller knows passes every shape rule this checker shares
+        with the stored validation (`ShapeMemo.cleared`), with a valid envelope, at its index,
+        folded without a `FoldError` on the restored surface, passes every check of `accept`,
+        so that giving it to `accept` would change nothing but the count and the last type
+        (`skip`): all that is left is an ``assistant/message``'s settlement fields."""
+        return kind != "assistant/message" or _settlement_ok(event.get("data"))
+
     def finish(self, inherited_event_count: int = 0) -> RestoreResult:
         """The restored surface; raises the first `RestoreError`."""
         if self.error is not None:

@@ -259,6 +259,21 @@ class ShapeMemo:
             self._switch(event)
         self._surface = None
 
+    def cleared(self, event: Mapping[str, Any], kind: str) -> bool:
+        """`planned` for a format-v4 message event (`kind` a surface type other than
+        ``developer/message``) that passed v4 row admission, then whether it passes every other
+        per-event stored rule too (its data and shape verdicts, computed here, are None).
+
+        A ``tool/result`` that passed admission (``assertV4ToolResultMessage``: string id, tool
+        role, tool source whose ``callId`` is its ``toolCallId``, array content) passes
+        ``assertMessageEventShape``, whose tool-result rules are a subset of admission's: its
+        shape verdict is None without a second reading."""
+        self._event = event
+        self._surface = None
+        self._data = data = event_data_problem(event)
+        self._shape = shape = None if kind == "tool/result" else message_shape_problem(event, version=4)
+        return data is None and shape is None
+
     def shape(self, event: Mapping[str, Any]) -> tuple[str, str] | None:
         if self._event is not event:
             self._switch(event)

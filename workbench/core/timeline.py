@@ -60,11 +60,11 @@ class Shadowing(NamedTuple):
 
 
 class TimelineBuilder:
-    """The timeline's one pass, one event at a time: `feed` each event in seq order (from seq
-    `base_seq` on), then `finish`. `events` gives random access to the earlier events the fold
-    reads (shadowed nodes, offload targets); the loader feeds the events as it scans them, so a
-    log is folded for its timeline without a second parse. `feed` is a closure: it runs once
-    per event."""
+    """The timeline's one pass: `feed_batch` consecutive events (or `feed` one) in seq order
+    (from seq `base_seq` on), then `finish`. `events` gives random access to the earlier events
+    the fold reads (shadowed nodes, offload targets); the loader feeds each batch of events as
+    it scans them, so a log is folded for its timeline without a second parse. `feed_batch` is a
+    closure with the per-event rules in its loop (no call per event)."""
 
     def __init__(self, events: Sequence[Mapping[str, Any]], *, version: int,
                  base_seq: int = 0) -> None:
@@ -85,7 +85,9 @@ class TimelineBuilder:
         self.errors: list[FoldError] = []
         self.rejected: dict[int, FoldError] = {}   # seq -> the fold error of that event
         self.state = SurfaceState()
-        self.feed = self._feeder()
+        self.feed_batch = self._feeder()
+        feed_batch = self.feed_batch
+        self.feed = lambda event: feed_batch((event,))
 
     @property
     def count(self) -> int:
@@ -100,69 +102,71 @@ class TimelineBuilder:
         projections, project_seqs = self.projections, self.project_seqs
         checkpoints, checkpoint_epochs, errors = self.checkpoints, self.checkpoint_epochs, self.errors
         rejected = self.rejected
-        shadow_, status_ = shadow.append, status.append
         quiet, plain = log_only_types(version), plain_append_types(version)
+        positions, nodes = state.positions, state.nodes
+        unset = array("q", (-1,))
         work = 0
 
-        def feed(event: Mapping[str, Any]) -> None:
+        def feed_batch(batch: Sequence[Mapping[str, Any]]) -> None:
             nonlocal work
-            index = len(status)
-            seq = base_seq + index
-            shadow_(-1)
-            status_(LOG_ONLY)
-            etype = event.get("type")
-            if type(etype) is str and type(event.get("seq")) is int and event["seq"] == seq:
-                # what plan_event returns for these, without asking it: nothing, or an append
-                op = event.get("surfaceOp", None)
-                sources = event.get("sourceEventSeqs", _MISSING)
-                if op is None and sources is _MISSING and etype in quiet and "surfaceOp" not in event:
-                    return
-                if etype in plain and type(op) is str and op == "append" and (
-                        sources is _MISSING or plain_sources(sources, etype, seq, version)):
+            start = len(status)
+            status.extend(bytes(len(batch)))        # LOG_ONLY each, until an event says otherwise
+            shadow.extend(unset * len(batch))       # not shadowed
+            for index, event in enumerate(batch, start):
+                seq = base_seq + index
+                etype = event.get("type")
+                if type(etype) is str and type(event.get("seq")) is int and event["seq"] == seq:
+                    # what plan_event returns for these, without asking it: nothing, or an append
+                    op = event.get("surfaceOp", None)
+                    sources = event.get("sourceEventSeqs", _MISSING)
+                    if op is None and sources is _MISSING and etype in quiet and "surfaceOp" not in event:
+                        continue
+                    if etype in plain and type(op) is str and op == "append" and (
+                            sources is _MISSING or plain_sources(sources, etype, seq, version)):
+                        appended.append(seq)
+                        status[index] = APPENDED
+                        positions[seq] = len(nodes)
+                        nodes.append(seq)
+                        continue
+                try:
+                    plan = plan_event(state, event, seq, version=version, events=events,
+                                      base_seq=base_seq)
+                except FoldError as err:
+                    errors.append(err)
+                    rejected[seq] = err
+                    status[index] = REJECTED
+                    continue
+                if plan is None:
+                    continue
+                kind = plan.kind
+                if kind == "append":
                     appended.append(seq)
                     status[index] = APPENDED
-                    state.positions[seq] = len(state.nodes)
-                    state.nodes.append(seq)
-                    return
-            try:
-                plan = plan_event(state, event, seq, version=version, events=events,
-                                  base_seq=base_seq)
-            except FoldError as err:
-                errors.append(err)
-                rejected[seq] = err
-                status[index] = REJECTED
-                return
-            if plan is None:
-                return
-            kind = plan.kind
-            if kind == "append":
-                appended.append(seq)
-                status[index] = APPENDED
+                    apply_plan(state, plan)
+                    continue
+                if kind == "project":
+                    project_seqs.append(seq)
+                    for target, message in (plan.messages or {}).items():
+                        projections.setdefault(target, []).append((seq, message))
+                    apply_plan(state, plan)
+                    continue
+                status[index] = REPLACEMENT
+                for hidden in plan.shadowed:
+                    shadow[hidden - base_seq] = seq
+                work += (len(appended) - epoch_start[-1]) + (
+                    len(nodes) - plan.start_idx if plan.end_idx != plan.start_idx else 1)
+                replacements.append(plan.replacement())
+                rep_seqs.append(seq)
+                rep_pos.append((plan.start_idx, plan.end_idx))
+                epoch_start.append(len(appended))
                 apply_plan(state, plan)
-                return
-            if kind == "project":
-                project_seqs.append(seq)
-                for target, message in (plan.messages or {}).items():
-                    projections.setdefault(target, []).append((seq, message))
-                apply_plan(state, plan)
-                return
-            status[index] = REPLACEMENT
-            for hidden in plan.shadowed:
-                shadow[hidden - base_seq] = seq
-            work += (len(appended) - epoch_start[-1]) + (
-                len(state.nodes) - plan.start_idx if plan.end_idx != plan.start_idx else 1)
-            replacements.append(plan.replacement())
-            rep_seqs.append(seq)
-            rep_pos.append((plan.start_idx, plan.end_idx))
-            epoch_start.append(len(appended))
-            apply_plan(state, plan)
-            epoch = len(rep_seqs)
-            if epoch - checkpoint_epochs[-1] >= _CHECKPOINT_EVERY or work >= _REPLAY_BUDGET:
-                checkpoints[epoch] = tuple(state.nodes)
-                checkpoint_epochs.append(epoch)
-                work = 0
+                epoch = len(rep_seqs)
+                if epoch - checkpoint_epochs[-1] >= _CHECKPOINT_EVERY or work >= _REPLAY_BUDGET:
+                    checkpoints[epoch] = tuple(nodes)
+                    checkpoint_epochs.append(epoch)
+                    work = 0
 
-        return feed
+        return feed_batch
 
     def finish(self, events: Sequence[Mapping[str, Any]] | None = None) -> SurfaceTimeline:
         """The timeline of the events fed (`events`: the log they came from, for later reads;

@@ -8,17 +8,20 @@ list of known meters (`MeterError`).
 
 Node prices of the ``dsh`` meter come from the session's cached price array (computed once per
 log); other meters count only the events a frame needs, or the whole log once (cached per
-session) for per-seq frames.
+session) for per-seq frames. The whole log is read once for every real meter asked together,
+and only its candidate node events (a type that can derive a message: the index's node price is
+not -1; every other event counts 0), through `workbench.io.payloads.read_events`.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from workbench.core.tokens.meters import get_meter, node_pieces, parse_meter_names
 from workbench.frames.columns import Column, Columns
+from workbench.io.payloads import read_events
 
 if TYPE_CHECKING:
     from workbench.core.analysis import AnalysedLog
@@ -56,7 +59,8 @@ def node_prices(session: AnalysedLog, meter: str, seqs: Sequence[int]) -> np.nda
                        count=len(seqs))
 
 
-def log_prices(session: AnalysedLog, meter: str, *, progress: bool = False) -> np.ndarray:
+def log_prices(session: AnalysedLog, meter: str, *,
+               progress: bool | Callable[[int, str], Any] = False) -> np.ndarray:
     """Per-seq node prices of the whole log by `meter` (computed once per session)."""
     if meter == "dsh":
         return np.maximum(session.prices, 0)
@@ -64,16 +68,36 @@ def log_prices(session: AnalysedLog, meter: str, *, progress: bool = False) -> n
     return session.meter_counts[meter]
 
 
-def fill_log_prices(session: AnalysedLog, meters: Sequence[str], *, progress: bool = False) -> None:
+def fill_log_prices(session: AnalysedLog, meters: Sequence[str], *,
+                    progress: bool | Callable[[int, str], Any] = False) -> None:
     """Price the whole log by every real meter of `meters` not yet cached, reading the log's
-    message pieces once for all of them."""
+    candidate node events once for all of them (see the module doc). `progress`: False, True
+    (a tqdm bar on a long count) or a factory ``(total, desc) -> bar`` of objects with
+    ``update(n)`` and ``close()`` (a widget's own bar)."""
     missing = [m for m in dict.fromkeys(meters) if m != "dsh" and m not in session.meter_counts]
     if not missing:
         return
-    pieces = node_pieces(enumerate(session.events), len(session), session.version)
-    for meter in missing:
-        session.meter_counts[meter] = get_meter(meter, version=session.version).count_pieces(
-            pieces, progress=progress)
+    counters = [get_meter(m, version=session.version) for m in missing]   # a missing one fails now
+    nodes = np.flatnonzero(session.prices >= 0)
+    items = read_events(session.events, nodes.tolist())
+    if callable(progress):
+        items = _reported(items, progress(len(nodes), "messages read"))
+    pieces = node_pieces(items, len(session), session.version)
+    for meter, counter in zip(missing, counters):
+        session.meter_counts[meter] = counter.count_pieces(pieces, progress=progress)
+
+
+def _reported(items: Iterable[Any], bar: Any, every: int = 1024) -> Iterator[Any]:
+    """`items`, telling `bar` every `every` items read (closed at the end)."""
+    done = 0
+    try:
+        for done, item in enumerate(items, 1):
+            if done % every == 0:
+                bar.update(every)
+            yield item
+        bar.update(done % every)
+    finally:
+        bar.close()
 
 
 def extend_log_prices(session: AnalysedLog, start: int) -> None:

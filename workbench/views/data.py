@@ -53,24 +53,43 @@ still freed by reference counting; cycles among them are collected only after `t
 REAL_METERS: tuple[str, ...] = ("o200k", "deepseek")
 """Real tokenizers the views add beside the DSH heuristic by default (`default_meters`)."""
 AUTO_METER_EVENTS = 200_000
-"""Up to this many events, the views count every meter by default (a few seconds at most);
-above it only the DSH heuristic, unless the user passes `meters=`."""
+"""Up to this many events the views replay DSH's measure and offer the real tokenizers
+(`offered_meters`); above it only the DSH heuristic, unless the user passes `meters=`."""
+EAGER_METER_EVENTS = 20_000
+"""Up to this many events `meters="auto"` counts the real tokenizers before the first render
+(well under a second); above it the first picture is the DSH heuristic's and the real
+tokenizers are counted when the user asks (`Workbench.set_meters`, with a progress bar)."""
 
 
-def default_meters(n_events: int) -> tuple[str, ...]:
-    """``dsh`` plus the real tokenizers that load here, for logs up to `AUTO_METER_EVENTS`."""
-    if n_events > AUTO_METER_EVENTS:
-        return ("dsh",)
+def loadable_meters(names: Sequence[str]) -> tuple[str, ...]:
+    """The meters of `names` that work here (a real tokenizer's package may be missing)."""
     from workbench.core.tokens.meters import get_meter
     from workbench.errors import MeterError
-    found = ["dsh"]
-    for name in REAL_METERS:
+    found = []
+    for name in names:
         try:
             get_meter(name).count_text("x")
         except MeterError:
             continue
         found.append(name)
     return tuple(found)
+
+
+def default_meters(n_events: int) -> tuple[str, ...]:
+    """What ``meters="auto"`` shows at first: ``dsh``, plus the real tokenizers that load here
+    for logs up to `EAGER_METER_EVENTS`."""
+    if n_events > EAGER_METER_EVENTS:
+        return ("dsh",)
+    return loadable_meters(("dsh", *REAL_METERS))
+
+
+def offered_meters(n_events: int, shown: Sequence[str]) -> tuple[str, ...]:
+    """The real tokenizers ``meters="auto"`` offers to count on request (not yet `shown`, on
+    logs above `EAGER_METER_EVENTS`, where they were not tried, up to `AUTO_METER_EVENTS`);
+    whether each loads is found when asked."""
+    if not EAGER_METER_EVENTS < n_events <= AUTO_METER_EVENTS:
+        return ()
+    return tuple(m for m in REAL_METERS if m not in shown)
 
 
 def block_text(content: Any) -> str:
@@ -146,6 +165,8 @@ class ViewData:
             (scan.surface_op == 0) & np.isin(scan.type_codes, keep)).astype(np.int64)
         self.types = tuple(sorted({safe_text(t) for t in scan.types.values}))
         self._prices: dict[tuple[int, str], int] = {}
+        self.measured: tuple[np.ndarray, str | None] | None = None
+        """DSH's measure after every event and its refusal, once replayed (`views.timeline`)."""
 
     @property
     def session(self) -> Session:

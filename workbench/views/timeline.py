@@ -69,16 +69,21 @@ MEASURE_LABEL = "dsh measure (what DSH compares with the threshold)"
 
 def _measure(session: Session, frame: pd.DataFrame,
              surface: np.ndarray) -> tuple[np.ndarray, str | None]:
-    """DSH's measure after every event (`measure_series`), from the one pass's log index."""
-    scan = session.index
-    turn, step = scan.turn, scan.step
-    types = frame["type"].astype("string").fillna("").tolist()
+    """DSH's measure after every event (`measure_series`), from the one pass's log index;
+    replayed once per session (`ViewData.measured`: a redraw with other meters reuses it)."""
+    data = view_data(session)
+    if data.measured is None:
+        scan = session.index
+        turn, step = scan.turn, scan.step
+        types = frame["type"].astype("string").fillna("").tolist()
 
-    def step_of(seq: int) -> tuple[object, object]:
-        return turn[seq], step[seq]
+        def step_of(seq: int) -> tuple[object, object]:
+            return turn[seq], step[seq]
 
-    return measure_series(types, np.nan_to_num(surface).astype(np.int64), session.prices,
-                          session.events.__getitem__, step_of, version=session.version)
+        data.measured = measure_series(types, np.nan_to_num(surface).astype(np.int64),
+                                       session.prices, session.events.__getitem__, step_of,
+                                       version=session.version)
+    return data.measured
 
 
 def request_tokens(session: Session, frame: pd.DataFrame, meters: Sequence[str], *,

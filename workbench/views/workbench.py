@@ -30,12 +30,14 @@ from workbench.errors import InvalidArgument
 from workbench.views.brackets import BracketChart
 from workbench.views.closing import close_tree
 from workbench.views.controls import StepControls
-from workbench.views.data import ViewData, default_meters, freeze_if_large, thaw, view_data
+from workbench.views.data import (ViewData, default_meters, freeze_if_large, loadable_meters,
+                                  offered_meters, thaw, view_data)
 from workbench.views.diff import DiffPane
 from workbench.views.fit import PageHelper
 from workbench.views.html import escape, legend_html, shorten, style_html
 from workbench.views.inspector import Inspector
 from workbench.views.log_pane import LogPane
+from workbench.views.meter_offer import MeterOffer, unavailable_html
 from workbench.views.state import StepState
 from workbench.views.surface_pane import SurfacePane
 from workbench.views.timeline import ContextFill, TokenTimeline
@@ -88,8 +90,9 @@ class Workbench(widgets.VBox):
     """Every view of one session around one shared step (see the module doc).
 
     `step`: the seq to open at (or any `goto` target); `meters`: the token meters of the charts
-    and the checkpoint prices ("auto": the DSH heuristic plus the real tokenizers installed, up
-    to `views.data.AUTO_METER_EVENTS` events); `settings`: the assumed compaction settings that
+    and the checkpoint prices ("auto": the DSH heuristic, plus the real tokenizers installed,
+    counted at once up to `views.data.EAGER_METER_EVENTS` events and on request (a button,
+    `set_meters`) up to `views.data.AUTO_METER_EVENTS`); `settings`: the assumed compaction settings that
     place the threshold line (`PressureSettings`; the log does not record them); `follow`,
     `tail`: the live mode (`workbench.views.live`)."""
 
@@ -103,6 +106,7 @@ class Workbench(widgets.VBox):
         self.add_class("wb-workbench")
         self.live = None
         self._retired: list[widgets.Widget] = []
+        self._unloadable: tuple[str, ...] = ()   # asked-for meters that do not load here
         if follow:   # the live bar and poller (workbench.views.live)
             from workbench.views.live import LiveFollow
             self.live = LiveFollow(self, tail=tail)
@@ -125,6 +129,9 @@ class Workbench(widgets.VBox):
         self.data = data
         meters = self._meters
         self.meters = default_meters(data.n) if meters == "auto" else parse_meter_names(meters)
+        offered = offered_meters(data.n, self.meters) if meters == "auto" else ()
+        self.offer = MeterOffer(offered, data.n, lambda: self.set_meters(
+            (*self.meters, *offered))) if offered else None
         self.state = StepState(last_seq=data.last_seq)
         self.state.step = self.resolve(step)
         self.controls = StepControls(self.state, data.navigator)
@@ -152,10 +159,41 @@ class Workbench(widgets.VBox):
         self.header.add_class("wb-header")
         head = [self.live.bar] if self.live is not None else []
         self.children = [*head, self.header, self.controls,
-                         widgets.HBox([self.log_pane, self.surface_pane]), self.axis,
+                         widgets.HBox([self.log_pane, self.surface_pane]),
+                         self._axis_row(),
                          self.token_timeline, self.context_fill, self.bracket_chart, details,
                          PageHelper(tips=self.controls.tips)]
         freeze_if_large(data.n)
+
+    def _axis_row(self) -> widgets.Widget:
+        """The x-axis choice, with the real tokenizers' offer or the note naming those that did
+        not load."""
+        extra: list[widgets.Widget] = [self.offer] if self.offer is not None else []
+        if self._unloadable:
+            extra.append(widgets.HTML(unavailable_html(self._unloadable)))
+        return widgets.HBox([self.axis, *extra]) if extra else self.axis
+
+    def set_meters(self, meters: str | Sequence[str]) -> tuple[str, ...]:
+        """Show `meters` in every panel: each real tokenizer not yet counted counts the whole
+        log first (on the offer's progress bar when there is one), then the panels are rebuilt
+        at the same step and x axis. A tokenizer that does not load here is left out (the offer
+        names it). Returns the meters shown."""
+        from workbench.frames.meters import fill_log_prices
+        names = parse_meter_names(meters)
+        usable = loadable_meters(names)
+        self._unloadable = tuple(m for m in names if m not in usable)
+        offer = self.offer
+        if set(usable) <= set(self.meters):
+            if offer is not None and self._unloadable:
+                offer.unavailable(self._unloadable)
+            return self.meters
+        fill_log_prices(self.session.analysis, usable,
+                        progress=offer.progress if offer is not None else False)
+        self._meters = usable
+        axis = self.axis.value
+        self.rebuild(self.state.step)
+        self.axis.value = axis
+        return self.meters
 
     def _retire_panels(self) -> None:
         """A live rebuild replaces the panels, and ipywidgets keeps a widget until it is

@@ -78,12 +78,14 @@ def message_texts(message: Any) -> list[tuple[str, str]]:
     return message_views(message, parts=False)[1]
 
 
-def message_views(message: Any, *, parts: bool = True, pieces: bool = True
-                  ) -> tuple[list[str], list[tuple[str, str]]]:
+def message_views(message: Any, *, parts: bool = True, pieces: bool = True,
+                  blocks: list[dict] | None = None) -> tuple[list[str], list[tuple[str, str]]]:
     """The two views of a model message's text, from one walk of its content: the lost-fact
     probe's parts (`probe.message_parts`: every text and reasoning block, tool-call name and raw
     arguments, tool-result content; the boilerplate too) and the anchors' pieces
-    (`message_texts`). A view not asked for is empty."""
+    (`message_texts`). A view not asked for is empty. `blocks`, when given, receives the
+    content's own (not nested) tool-call blocks with a string ``name`` and tool-result blocks
+    with a string ``toolCallId``, in order (what `quality.facts` reads of a node's calls)."""
     out_parts: list[str] = []
     out_pieces: list[tuple[str, str]] = []
     if isinstance(message, dict):
@@ -92,15 +94,17 @@ def message_views(message: Any, *, parts: bool = True, pieces: bool = True
         keep = pieces and kind not in BOILERPLATE_SOURCES
         prose = "user" if message.get("role") == "user" and kind in (None, "user") else "text"
         _walk(message.get("content"), prose, out_parts if parts else None,
-              out_pieces if keep else None)
+              out_pieces if keep else None, blocks)
         if out_pieces and (kind in ("compact-checkpoint", "plugin") or (
                 isinstance(source, dict) and source.get("plugin") == "compact")):
             out_pieces = [(how, strip_checkpoint(text)) for how, text in out_pieces]
     return out_parts, out_pieces
 
 
-def _walk(content: Any, prose: str, parts: list[str] | None, pieces: Pieces | None) -> None:
-    """The probe's parts and the anchors' pieces of a message's content (None: not wanted)."""
+def _walk(content: Any, prose: str, parts: list[str] | None, pieces: Pieces | None,
+          blocks: list[dict] | None = None) -> None:
+    """The probe's parts, the anchors' pieces and the tool blocks (`message_views`) of a
+    message's content (None: not wanted)."""
     if isinstance(content, str):
         if parts is not None:
             parts.append(content)
@@ -121,6 +125,8 @@ def _walk(content: Any, prose: str, parts: list[str] | None, pieces: Pieces | No
                 if pieces is not None:
                     pieces.append((prose if kind == "text" else "text", text))
         elif kind == "tool-call":
+            if blocks is not None and isinstance(block.get("name"), str):
+                blocks.append(block)
             raw = block.get("arguments")
             if parts is not None:
                 name = block.get("name")
@@ -137,6 +143,8 @@ def _walk(content: Any, prose: str, parts: list[str] | None, pieces: Pieces | No
                     for key, value in argument_values(args):
                         pieces.append(("command" if key in COMMAND_KEYS else "text", value))
         elif kind == "tool-result":
+            if blocks is not None and isinstance(block.get("toolCallId"), str):
+                blocks.append(block)
             _walk(block.get("content"), "text", parts, pieces)
 
 

@@ -38,7 +38,6 @@ image, so a projected message has the facts of the message it projects.
 from __future__ import annotations
 
 from array import array
-from bisect import bisect_left
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -104,7 +103,9 @@ class EventFacts:
         self.headers: list[int] = []
         self.node_types = message_types(version)
         self.texts = texts
-        self._text_seq, self._text_end, self._text_chars = array("q"), array("q"), array("i")
+        self._text_seq, self._text_chars = array("q"), array("i")
+        self._text_start, self._text_end = array("q"), array("q")
+        self._text_order: tuple[np.ndarray, np.ndarray] | None = None
         self._ids = array("I")
         self.scan = TextScan(anchors=False) if scan is None else scan
         """Reads the probe's facts (shared with the quality's `FactReader` in one pass)."""
@@ -220,12 +221,18 @@ class EventFacts:
             dense[seq] = value
 
     def _keep_text(self, seq: int, message: Any) -> None:
+        self.scan.probe_later(seq, message, self._put_text)
+
+    def _put_text(self, seq: int, chars: int, found: list[int]) -> None:
+        """The probe's facts of the message at `seq` (a batched scan hands them over later,
+        not necessarily in seq order)."""
         ids = self._ids
         self._text_seq.append(seq)
-        chars, found = self.scan.probe(message)
+        self._text_start.append(len(ids))
         self._text_chars.append(chars)
         ids.extend(found)
         self._text_end.append(len(ids))
+        self._text_order = None
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -268,11 +275,18 @@ class EventFacts:
 
     def text_of(self, seq: int) -> tuple[int, Sequence[int]] | None:
         """(text length, fact ids) of a message fed with `text=True`, else None."""
-        seqs = self._text_seq
-        k = bisect_left(seqs, seq)
-        if not self.texts or k == len(seqs) or seqs[k] != seq:
+        if not self.texts:
             return None
-        return self._text_chars[k], self._ids[self._text_end[k - 1] if k else 0:self._text_end[k]]
+        if self._text_order is None:   # the seqs in order, and where each one's row is
+            seqs = np.array(self._text_seq, dtype=np.int64)
+            order = np.argsort(seqs, kind="stable")
+            self._text_order = (seqs[order], order)
+        seqs, order = self._text_order
+        k = int(np.searchsorted(seqs, seq))
+        if k == len(seqs) or seqs[k] != seq:
+            return None
+        row = int(order[k])
+        return self._text_chars[row], self._ids[self._text_start[row]:self._text_end[row]]
 
     def view(self) -> Overlay:
         """The events, with the `kept` ones served without reading the log again."""

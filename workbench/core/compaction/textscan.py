@@ -9,7 +9,8 @@ content and memos of the texts and lines it has read:
 * `message(m)` walks the content once for both views (`anchor_texts.message_views`): the
   probe's parts (every text, tool-call name and raw arguments, tool-result content) and the
   anchors' pieces (the same texts but the tool calls' parsed argument values, no harness
-  boilerplate, no checkpoint framing). The walk of the last message is remembered: the log's
+  boilerplate, no checkpoint framing), and with the anchors the tool blocks the quality's calls
+  are read from (`tool_blocks`). The walk of the last message is remembered: the log's
   one pass hands each message to both measures (`eventfacts.EventFacts`,
   `quality.facts.FactReader`, sharing one scan).
 * a distinct text is read once per measure (logs repeat file reads, command output, argument
@@ -24,9 +25,18 @@ content and memos of the texts and lines it has read:
   text.
 * anchors depend on the schema words `stop` (never anchors): setting another `stop` forgets the
   anchors remembered (not the probe's facts).
+* a batching scan (`batch=True`, the log's one pass) hands a message's results to a sink
+  (`probe_later`, `anchors_later`): at once when every line of its texts is remembered, else
+  when the lines no memo holds are scanned, each measure's in one run over up to `BATCH` new
+  lines (`flush`: when the batch is full, when `stop` changes, and by the caller before it reads
+  the results). Each line's results are those of its own scan whenever it runs, so a
+  message's results are the same as at once; only the order in which sinks are called
+  changes (a message waiting for its lines is handed its results after later messages whose
+  lines were all known).
 
 Memory is bounded: at most `TEXTS` texts of up to `TEXT_CHARS` and `LINES` lines of up to
-`LINE_CHARS` characters are remembered (a full memo is cleared).
+`LINE_CHARS` characters are remembered (a full memo is cleared); at most `BATCH` messages wait
+for at most `BATCH` new lines of up to `BATCH_CHARS` characters in all (beyond one line).
 """
 from __future__ import annotations
 
@@ -49,12 +59,23 @@ class TextScan:
     TEXT_CHARS = 8192
     LINES = 1 << 16
     LINE_CHARS = 2048
+    BATCH = 1024
+    """At most this many new lines (and messages waiting for them) before a batch is scanned."""
+    BATCH_CHARS = 1 << 20
 
     def __init__(self, *, probe: bool = True, anchors: bool = True,
-                 stop: frozenset[str] = frozenset()) -> None:
+                 stop: frozenset[str] = frozenset(), batch: bool = False) -> None:
         self.probe_parts = probe
         self.anchor_pieces = anchors
+        self.batch = batch
+        """`probe_later` / `anchors_later` wait for a batch of new lines (module doc)."""
         self._stop = stop
+        self._waiting: list[tuple[bool, Callable[..., None], int, list]] = []
+        """Messages waiting for the batch: `(probe?, sink, seq, parts or pieces)`, in order."""
+        self._new_ids: dict[str, None] = {}
+        self._new_anchors: dict[str, None] = {}
+        """The lines of waiting messages that no line memo holds, per measure, in order."""
+        self._new_chars = 0
         self._text_ids = Memo(self.TEXTS)
         """Text -> the ids of its distinct facts, in order."""
         self._line_ids = Memo(self.LINES)
@@ -68,6 +89,7 @@ class TextScan:
         """Every interned probe fact `(category, value)`, by id."""
         self._walked: Any = None
         self._walk: tuple[list[str], Pieces] = ([], [])
+        self._blocks: list[dict] = []
 
     @property
     def stop(self) -> frozenset[str]:
@@ -77,6 +99,7 @@ class TextScan:
     @stop.setter
     def stop(self, words: frozenset[str]) -> None:
         if words != self._stop:
+            self.flush()   # the waiting anchors are those of the words they were asked with
             self._stop = words
             self._text_anchors.clear()
             self._line_anchors.clear()
@@ -88,13 +111,26 @@ class TextScan:
         `anchor_texts.message_texts`; a view this scan does not serve is empty)."""
         if message is not self._walked:
             self._walked = message
+            self._blocks = [] if self.anchor_pieces else None  # type: ignore[assignment]
             self._walk = message_views(message, parts=self.probe_parts,
-                                       pieces=self.anchor_pieces)
+                                       pieces=self.anchor_pieces, blocks=self._blocks)
         return self._walk
+
+    def tool_blocks(self, message: Any) -> list[dict]:
+        """The tool-call and tool-result blocks of a model message's own content
+        (`anchor_texts.message_views`' `blocks`; read in the same walk as the anchors)."""
+        if message is not self._walked or self._blocks is None:
+            blocks: list[dict] = []
+            message_views(message, parts=False, pieces=False, blocks=blocks)
+            return blocks
+        return self._blocks
 
     def probe(self, message: Any) -> tuple[int, list[int]]:
         """`(len(probe.message_text(message)), ids of its distinct facts in order)`."""
-        parts = (self._walk if message is self._walked else self.message(message))[0]
+        return self._probe_of(
+            (self._walk if message is self._walked else self.message(message))[0])
+
+    def _probe_of(self, parts: list[str]) -> tuple[int, list[int]]:
         chars = sum(map(len, parts)) + len(parts) - 1 if parts else 0
         return chars, self.fact_ids(parts)
 
@@ -103,6 +139,88 @@ class TextScan:
         `message_texts`)."""
         return self.anchor_keys(
             (self._walk if message is self._walked else self.message(message))[1])
+
+    # -- batches -------------------------------------------------------------------------------
+
+    def probe_later(self, seq: int, message: Any, sink: Callable[[int, int, list[int]], None]
+                    ) -> None:
+        """`sink(seq, *probe(message))`, now when every line is known (or the scan does not
+        batch), else when the batch is scanned (`flush`)."""
+        parts = (self._walk if message is self._walked else self.message(message))[0]
+        if self.batch and self._unknown(parts, self._text_ids, self._line_ids, self._new_ids,
+                                         False):
+            self._wait(True, sink, seq, parts)
+        else:
+            sink(seq, *self._probe_of(parts))
+
+    def anchors_later(self, seq: int, message: Any,
+                      sink: Callable[[int, tuple[tuple[str, str], ...]], None]) -> None:
+        """`sink(seq, anchors(message))`, now or when the batch is scanned (as `probe_later`)."""
+        pieces = (self._walk if message is self._walked else self.message(message))[1]
+        if self.batch and self._unknown(pieces, self._text_anchors, self._line_anchors,
+                                        self._new_anchors, True):
+            self._wait(False, sink, seq, pieces)
+        else:
+            sink(seq, self.anchor_keys(pieces))
+
+    def flush(self) -> None:
+        """Scan the new lines of the waiting messages, each measure's in one run (its
+        expression and rule tables stay warm), then hand every waiting message its result, in
+        the order asked."""
+        waiting = self._waiting
+        if not waiting:
+            return
+        self._waiting = []
+        kept = self._scan_new(self._new_ids, self._line_ids, self._probe_line)
+        kept += self._scan_new(self._new_anchors, self._line_anchors, self._anchor_line)
+        self._new_ids, self._new_anchors, self._new_chars = {}, {}, 0
+        for probe, sink, seq, items in waiting:
+            if probe:
+                sink(seq, *self._probe_of(items))
+            else:
+                sink(seq, self.anchor_keys(items))
+        for known, line in kept:   # over-long lines: only for this batch
+            known.pop(line, None)
+
+    def _unknown(self, items: Sequence[Any], texts: Memo, lines: Memo, new: dict[str, None],
+                 pieces: bool) -> bool:
+        """Whether some line of `items` (texts, or `(how, text)` pieces) is in no memo; such
+        lines join `new`."""
+        unknown = False
+        for item in items:
+            if item in texts:
+                continue
+            for line in (item[1] if pieces else item).split("\n"):
+                if line not in lines:
+                    unknown = True
+                    if line not in new:
+                        new[line] = None
+                        self._new_chars += len(line)
+        return unknown
+
+    def _wait(self, probe: bool, sink: Callable[..., None], seq: int, items: list) -> None:
+        waiting = self._waiting
+        waiting.append((probe, sink, seq, items))
+        if len(self._new_ids) + len(self._new_anchors) >= self.BATCH or len(waiting) >= \
+                self.BATCH or self._new_chars >= self.BATCH_CHARS:
+            self.flush()
+
+    def _scan_new(self, new: dict[str, None], known: Memo, scan: Callable[[str], tuple]
+                  ) -> list[tuple[Memo, str]]:
+        """Scan and remember every line of `new` (over-long ones too: returned, to forget)."""
+        kept = []
+        remember, limit = known.remember, self.LINE_CHARS
+        for line in new:
+            remember(line, scan(line))
+            if len(line) > limit:
+                kept.append((known, line))
+        return kept
+
+    def _probe_line(self, line: str) -> tuple[int, ...]:
+        return tuple(interned_facts(line, self._index, self.facts))
+
+    def _anchor_line(self, line: str) -> tuple[tuple[str, str], ...]:
+        return tuple(line_anchors(line, self._stop))
 
     # -- texts ---------------------------------------------------------------------------------
 

@@ -63,19 +63,18 @@ def _target(arguments: Any) -> str:
     return str(arguments)
 
 
-def _calls_and_result(message: Any) -> tuple[tuple[Call, ...], str | None]:
+def _calls_and_result(message: Any, blocks: list[dict]) -> tuple[tuple[Call, ...], str | None]:
+    """The calls a message makes and the call it answers, from its tool `blocks`
+    (`TextScan.tool_blocks`): its own ``toolCallId``, else its first tool-result's."""
     if not isinstance(message, dict):
         return (), None
     answered = message.get("toolCallId") if isinstance(message.get("toolCallId"), str) else None
-    content = message.get("content")
     calls = []
-    for block in content if isinstance(content, list) else ():
-        if not isinstance(block, dict):
-            continue
-        if block.get("type") == "tool-call" and isinstance(block.get("name"), str):
+    for block in blocks:
+        if block.get("type") == "tool-call":
             cid = block.get("id") if isinstance(block.get("id"), str) else None
             calls.append(Call(cid, block["name"], _target(block.get("arguments"))))
-        elif block.get("type") == "tool-result" and isinstance(block.get("toolCallId"), str):
+        else:
             answered = answered or block["toolCallId"]
     return tuple(calls), answered
 
@@ -110,6 +109,7 @@ class FactReader:
         todo = sorted({s for s in seqs if s not in facts.anchors and 0 <= s < len(self.events)})
         for seq, event in read_events(self.events, todo):
             self.feed(seq, event)
+        self.scan.flush()
         return facts
 
     def feed(self, seq: int, event: Any) -> None:
@@ -119,13 +119,17 @@ class FactReader:
             facts.anchors[seq] = ()
             return
         message = _message(event)
-        facts.anchors[seq] = self.scan.anchors(message)
-        calls, answered = _calls_and_result(message)
+        scan = self.scan
+        scan.anchors_later(seq, message, self._put_anchors)
+        calls, answered = _calls_and_result(message, scan.tool_blocks(message))
         if calls:
             facts.calls[seq] = calls
         if answered is not None:
             facts.results[seq] = answered
             facts.result_of.setdefault(answered, seq)
+
+    def _put_anchors(self, seq: int, anchors: tuple[tuple[str, str], ...]) -> None:
+        self.facts.anchors[seq] = anchors
 
     def forget(self, seqs: Iterable[int]) -> None:
         """Drop the anchors of `seqs` (read with an older `stop`) so `read` reads them again

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from workbench.core.header import canonical_header, header_equals
-from workbench.core.streams import AssemblyError, assemble, assemble_stream
+from workbench.core.assembly import AssemblyError, assemble, stream_blocks
 from workbench.core.tokens.heuristic import estimate_content, estimate_header, node_price
 from workbench.core.tokens.surface_prices import SurfacePriceFold
 from workbench.errors import MeterError
@@ -184,12 +184,10 @@ class TokenMeter:
     def _provider_v4(self, data: dict) -> int:
         stream = data.get("stream")
         try:
-            assembly = assemble_stream(stream if type(stream) is list else [])
+            blocks = stream_blocks(stream if type(stream) is list else [])
         except AssemblyError as exc:
             raise MeterError(exc.message) from exc
-        if assembly.blocks is None:
-            raise MeterError(assembly.error or "token meter: the assistant stream cannot be assembled")
-        return estimate_content(list(assembly.blocks), version=4) + 4 if assembly.blocks else 0
+        return estimate_content(blocks, version=4) + 4 if blocks else 0
 
     def _provider_v0(self, event: dict, data: dict, seq: Any, own: int) -> int:
         cited = event.get("sourceEventSeqs", ABSENT)

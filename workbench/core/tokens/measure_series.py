@@ -4,12 +4,13 @@ log already holds. Layer: core (numpy).
 The measure (`TokenMeter.measure`, v4 §6.6) changes in only two ways between the events that
 move its state (``request/header``, ``step/start``/``step/end``, ``assistant/message`` and, in
 format v0, ``assistant/chunk``): `totalTokens = max(0, offset + surfaceTokens)`, where `offset`
-is fixed by the header and anchor (usage baseline − anchor surface, or the envelope price). So
-the series replays a real `TokenMeter` over those events only, its surface fed from the
-known per-event surface totals and node prices (`KnownSurface`), and takes every other event's
-total from that offset and the event's surface total: the rule stays `TokenMeter`'s; the log
-is read again only for the state events (headers and model messages in v4; v0's chunks too,
-which its anchors assemble).
+is a function of the current header and anchor alone (usage baseline − anchor surface, or the
+envelope price, 0 without a header). So the series replays a real `TokenMeter` over those events
+only, its surface fed from the known per-event surface totals and node prices (`KnownSurface`),
+measures where the header or the anchor changed (a step event is folded for its checks only),
+and takes every other event's total from the latest offset and the event's surface total: the
+rule stays `TokenMeter`'s; the log is read again only for the state events (headers and model
+messages in v4; v0's chunks too, which its anchors assemble).
 
 Invariant: equal, at every seq, to a `TokenMeter` replay measuring after each event (tested on
 every corpus log).
@@ -77,6 +78,7 @@ def measure_series(types: Sequence[str], totals: np.ndarray, prices: np.ndarray,
     offsets = np.zeros(n, dtype=np.float64)
     error = None
     stop = n
+    measured: tuple[Any, Any] = (None, None)    # the (header, anchor) of the latest offset
     for seq, kind in enumerate(types):
         if kind not in STATE_TYPES and not (chunks and kind == "assistant/chunk"):
             continue
@@ -91,6 +93,9 @@ def measure_series(types: Sequence[str], totals: np.ndarray, prices: np.ndarray,
         except MeterError as exc:
             error, stop = str(exc), seq
             break
+        if meter.header is measured[0] and meter.anchor is measured[1]:
+            continue    # the offset is a function of the header and the anchor (module doc)
+        measured = meter.header, meter.anchor
         m = meter.measure(nodes=False)
         at_seq[seq] = True
         offsets[seq] = m.baseline.tokens + m.surface_delta_tokens - m.surface_tokens

@@ -115,9 +115,12 @@ class DshMeter:
 
 # -- real tokenizers
 
-def _progress_bar(total: int, enabled: bool, desc: str) -> Any:
+def _progress_bar(total: int, enabled: bool | Callable[[int, str], Any], desc: str) -> Any:
+    """No bar, a tqdm bar (`enabled` True) or the bar the factory `enabled(total, desc)` makes."""
     if not enabled:
         return None
+    if callable(enabled):
+        return enabled(total, desc)
     try:
         from tqdm import tqdm
     except ImportError:  # pragma: no cover - tqdm is a declared dependency
@@ -171,9 +174,11 @@ class _TokenizerMeter:
         pieces = node_pieces(read_events(events, chosen), len(events), self.version)
         return self.count_pieces(pieces, progress=progress)
 
-    def count_pieces(self, pieces: NodePieces, *, progress: bool = False) -> np.ndarray:
+    def count_pieces(self, pieces: NodePieces, *,
+                     progress: bool | Callable[[int, str], Any] = False) -> np.ndarray:
         """Per-event node counts from pieces `node_pieces` read: one read of a log serves every
-        real meter of its version."""
+        real meter of its version. `progress`: a tqdm bar when True, or a bar factory
+        ``(total characters, desc) -> bar`` with ``update(n)`` and ``close()``."""
         counts = np.zeros(pieces.n, dtype=np.int64)
         if not pieces.nodes:
             return counts
