@@ -108,6 +108,28 @@ DAMAGED = {
         _event(3, "tool/call", {"turn": 1, "step": 1, "callId": "c1", "name": "bash", "arguments": "{}"}),
         _event(4, "job/registered", {}),
     ],
+    "message-lane": [  # v4 message rows row admission lets through, each failing a later stage
+        _event(0, "turn/start", {"turn": 1}),
+        _event(1, "user/message", {"id": "u", "role": "assistant", "content": [], "source": {"kind": "user"}},
+               surfaceOp="append"),
+        _event(2, "step/start", {"turn": 1, "step": 1}),
+        _event(3, "assistant/message", {"turn": 1, "step": 1, "message": {  # no stream: settlement
+            "id": "m", "role": "assistant", "source": {"kind": "model", "provider": "p", "model": "m"},
+            "content": [{"type": "tool-call", "id": "c1", "name": "bash", "arguments": "{}"}]}},
+               surfaceOp="append"),
+        _event(4, "assistant/message", {"turn": 1, "step": 1, "stream": [], "message": {
+            "id": "m2", "role": "assistant", "source": {"kind": "model"}, "content": []}}, surfaceOp="append"),
+        _event(5, "tool/result", {"turn": 1, "step": 2, "message": {
+            "id": "r", "role": "tool", "toolCallId": "c1", "source": {"kind": "tool", "callId": "c1"},
+            "content": []}}, surfaceOp="append", sourceEventSeqs=[3]),
+        _event(6, "system/message", {"turn": 1, "step": 1, "message": {
+            "id": "s", "role": "system", "source": {"kind": "user"}, "content": []}}, surfaceOp="append"),
+        _event(7, "user/message", {"id": "u2", "role": "user", "content": "x", "source": {"kind": "user"}},
+               surfaceOp="append"),
+        _event(8, "tool/result", {"turn": 1, "step": 1, "message": {
+            "id": "r2", "role": "tool", "toolCallId": "c1", "source": {"kind": "tool", "callId": "c1"},
+            "content": []}}, surfaceOp="append", sourceEventSeqs=[9]),
+    ],
     "bad-shapes": [
         _event(0, "user/message", {"id": "", "role": "user", "content": [], "source": {"kind": "user"}},
                surfaceOp="append"),
@@ -183,3 +205,41 @@ def test_the_fold_lanes_agree_with_plan_event(kind: str, sources: list | None, v
         assert not builder.errors
         assert (builder.status[0] == APPENDED) == (plan is not None and plan.kind == "append")
         assert builder.state.nodes == ([10] if plan is not None and plan.kind == "append" else [])
+
+
+_text = st.one_of(st.just(""), st.just("c1"), st.just("c2"), st.integers(0, 2), st.none())
+_absent = st.just(None)
+
+
+@settings(max_examples=400, deadline=None)
+@given(mid=_text, role=st.sampled_from(["tool", "user", "assistant", 3]), tool_call_id=_text,
+       source=st.one_of(st.none(), st.just("x"), st.fixed_dictionaries(
+           {}, optional={"kind": st.sampled_from(["tool", "model", "plugin", "", 1]), "callId": _text})),
+       content=st.one_of(st.just([]), st.just("text"), st.just([{"type": "text", "text": "a"}])),
+       error=st.booleans(), is_error=st.sampled_from([True, False, None, "yes"]))
+def test_an_admitted_tool_result_passes_the_stored_shape_and_sources(mid, role, tool_call_id, source, content,
+                                                                     error, is_error) -> None:
+    """`ShapeMemo.cleared` takes a v4 ``tool/result``'s shape verdict from row admission, and the
+    pipeline's message lane takes the relationship source rule from the shape verdict."""
+    from workbench.core.relationships import message_sources
+    from workbench.core.lifecycle_values import Violation
+    from workbench.io.admission_v4 import SyntaxRefusal, admit_row
+
+    message: dict = {"role": role, "content": content}
+    for key, value in (("id", mid), ("toolCallId", tool_call_id), ("source", source), ("isError", is_error)):
+        if value is not None:
+            message[key] = value
+    data: dict = {"turn": 1, "step": 1, "message": message}
+    if error:
+        data["error"] = {"name": "E", "code": "C"}
+    row = {"type": "tool/result", "seq": 5, "time": 0, "data": data, "surfaceOp": "append"}
+    try:
+        admit_row(row, json.dumps(row).encode())
+    except SyntaxRefusal:
+        return
+    assert stored.message_shape_problem(row, version=4) is None
+    assert stored.event_data_problem(row) is None
+    message_sources(row)  # raises Violation if the source rule failed
+    memo = stored.ShapeMemo(4)
+    assert memo.cleared(row, "tool/result") and memo.shape(row) is None and memo.surface(row) is None
+    del Violation

@@ -202,3 +202,16 @@ def test_records_beyond_the_line_limit_are_unparsable_without_being_held(
     scanner = LineScanner(V4Codec(), lambda *_: None, base=0)
     scanner.write(long_line[:-1])
     assert scanner.finish() is True and scanner.issue is None
+
+
+@pytest.mark.parametrize("spelled", [b"tool-result", b"\\u0074ool-result", b"tool\\u002dresult", b"tool-r\\u0065sult",
+                                     b"\\u0074\\u006f\\u006f\\u006c\\u002d\\u0072\\u0065\\u0073\\u0075\\u006c\\u0074"])
+def test_a_wrapper_name_spelled_with_escapes_is_refused_as_spelled_out(spelled: bytes) -> None:
+    """Row admission reads a row's content loops only when its bytes may spell a wrapper or
+    tool-change name: literally or through a ``\\u00XX`` escape (`admission_v4._suspect`)."""
+    line = (b'{"type":"user/message","seq":0,"time":0,"surfaceOp":"append","data":{"id":"u","role":"user",'
+            b'"source":{"kind":"user"},"content":[{"type":"' + spelled + b'","toolCallId":"c","content":[]}]}}\n')
+    result = scan(line)
+    assert result.fatal is not None and result.fatal.kind == "retired_or_forbidden_syntax"
+    assert result.fatal.message == ("format v4 user/message at seq 0 content must not contain a released "
+                                    "tool-result wrapper")

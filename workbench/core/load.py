@@ -151,11 +151,17 @@ class _Pipeline:
         to_relationships = _relationships.INTEREST if relationships is not None else frozenset()
         to_stored = _stored.CHECKED_TYPES
         to_restore = _restore.INTEREST
-        quiet = known - to_relationships - to_stored - TRACKED - to_restore
         # types every stage concerns (v4 rows: the envelope decoded): their surface fields change
         # no stage's lane, so such an event goes the typed way to every stage
         surfaced = surface_types(4) & to_relationships & to_stored & to_restore if v4 else frozenset()
-        accept_known = relationships.accept_known if relationships is not None else None
+        # the stages of each known type, read once per event: (relationship artifact checks,
+        # lifecycle step, stored check, closers, restore); None for a quiet type
+        routes: dict[str, tuple | None] = {}
+        for kind in known:
+            steps = relationships.route(kind) if relationships is not None else (None, None)
+            route = (*steps, kind in to_stored, kind in TRACKED, kind in to_restore)
+            routes[kind] = route if any(route) else None
+        unknown = (None, None, True, False, False)   # refused unless ignorable
         stored_accept, track, restore_accept = stored.accept, closers.track, restore.accept
         feeds, fold_batch = self.feeds, self.fold.feed_batch  # type: ignore[union-attr]
         status, planned = self.fold.status, stored.memo.planned  # type: ignore[union-attr]
@@ -185,16 +191,9 @@ class _Pipeline:
                             (len(event) == 4 and (v4 or ("data" in event and type(time := event.get("time")) is int
                                                          and -_MAX <= time <= _MAX)))
                             or (v4 and "surfaceOp" not in event and "sourceEventSeqs" not in event)):
-                        if kind in quiet:
+                        route = routes.get(kind, unknown)
+                        if route is None:
                             continue
-                        if kind in to_relationships:
-                            accept_known(event, kind, seq)
-                        if kind in to_stored or kind not in known:
-                            stored_accept(event)
-                        if kind in TRACKED:
-                            track(event, kind)
-                        if kind in to_restore:
-                            restore_accept(event, index, enveloped=True)
                     elif type(kind) is str and kind in surfaced and type(seq) is int:
                         # a decoded v4 row of a surface type, carrying its surface fields
                         if seq == index and status[index] != REJECTED:
@@ -208,11 +207,7 @@ class _Pipeline:
                                     restore_accept(event, index, enveloped=True)
                                 continue
                             planned(event)
-                        accept_known(event, kind, seq)
-                        stored_accept(event)
-                        if kind in TRACKED:
-                            track(event, kind)
-                        restore_accept(event, index, enveloped=True)
+                        route = routes[kind]
                     else:
                         if v4 and type(seq) is int and seq == index and status[index] != REJECTED:
                             planned(event)
@@ -221,6 +216,18 @@ class _Pipeline:
                         stored_accept(event)
                         closers.observe(event)
                         restore_accept(event, index)
+                        continue
+                    artifact, life_step, checked, tracked, restored = route  # type: ignore[misc]
+                    if artifact is not None:
+                        artifact(event, kind, seq)
+                    if life_step is not None:
+                        life_step(event, kind, seq)
+                    if checked:
+                        stored_accept(event)
+                    if tracked:
+                        track(event, kind)
+                    if restored:
+                        restore_accept(event, index, enveloped=True)
                 except Exception as exc:  # noqa: BLE001 - a checker bug must not lose the log
                     crash(event, exc)
             count = index = index + 1

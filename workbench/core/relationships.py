@@ -30,6 +30,7 @@ from workbench.io.generations import producer_sources
 from workbench.io.jsjson import ABSENT
 
 NAME = "SessionFormatError"
+Step = Callable[[Mapping[str, Any], str, Any], None]
 
 _SURFACE = frozenset(("system/message", "user/message", "developer/message", "assistant/message",
                       "tool/result"))
@@ -167,10 +168,22 @@ class RelationshipChecker:
         """`accept` for a caller that read the event's `kind` (a known v4 type) and `seq`."""
         if self.lift:
             event = lift_event(event)
-        if kind in _ARTIFACT or not self.admitted:
-            self._artifact(event, kind, seq)
-        if kind in _LIFECYCLE:
-            self.lifecycle.accept(event, kind, seq)
+        for step in self._steps(kind):
+            if step is not None:
+                step(event, kind, seq)
+
+    def route(self, kind: str) -> tuple[Step | None, Step | None]:
+        """What `accept_known` runs for an event of the known type `kind`, for a caller that
+        dispatches on the type once: ``(artifact checks, lifecycle step)``, each called with
+        ``(event, kind, seq)`` and None when no rule of it concerns the type (a v3 log's event,
+        lifted first, goes through `accept_known` as one step)."""
+        if kind not in INTEREST:
+            return None, None
+        return (self.accept_known, None) if self.lift else self._steps(kind)
+
+    def _steps(self, kind: str) -> tuple[Step | None, Step | None]:
+        return (self._artifact if kind in _ARTIFACT or not self.admitted else None,
+                self.lifecycle.accept if kind in _LIFECYCLE else None)
 
     def _artifact(self, event: Mapping[str, Any], kind: str, seq: Any) -> None:
         try:

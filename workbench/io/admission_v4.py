@@ -332,10 +332,10 @@ def _plain_message(row: dict, kind: str) -> bool:
 
 
 def _suspect(raw: bytes) -> bool:
-    """Whether a row's bytes may hold a wrapper or tool-change block name, or a ``\\u`` escape
-    that could spell one (one-byte `in` tests first: a memchr pass even on a huge line)."""
-    return (b"-" in raw and _SUSPECT_NAME.search(raw) is not None) or \
-        (b"\\" in raw and b"\\u" in raw)
+    """Whether a row's bytes may hold a wrapper or tool-change block name: spelled out, or with
+    a ``\\u00XX`` escape, the only escape that spells a character of these ASCII names (the
+    short escapes give ``"``, ``\\``, ``/`` and control characters). Substring tests first."""
+    return (b"tool-" in raw and _SUSPECT_NAME.search(raw) is not None) or b"\\u00" in raw
 
 
 def admit_row(row: Any, raw: bytes | None = None) -> None:
