@@ -33,7 +33,7 @@ from workbench.core import restore as _restore
 from workbench.core import stored as _stored
 from workbench.core.events import known_types, surface_types
 from workbench.core.relationships import RelationshipChecker, RelationshipViolation
-from workbench.core.repair import TRACKED, CloserTracker
+from workbench.core.repair import CloserTracker
 from workbench.core.restore import RestoreChecker, RestoreError, RestoreResult
 from workbench.core.stored import ShapeMemo, StoredValidator, StoredViolation
 from workbench.core.timeline import REJECTED, TimelineBuilder
@@ -159,10 +159,10 @@ class _Pipeline:
         routes: dict[str, tuple | None] = {}
         for kind in known:
             steps = relationships.route(kind) if relationships is not None else (None, None)
-            route = (*steps, kind in to_stored, kind in TRACKED, kind in to_restore)
+            route = (*steps, kind in to_stored, closers.step(kind), kind in to_restore)
             routes[kind] = route if any(route) else None
-        unknown = (None, None, True, False, False)   # refused unless ignorable
-        stored_accept, track, restore_accept = stored.accept, closers.track, restore.accept
+        unknown = (None, None, True, None, False)   # refused unless ignorable
+        stored_accept, restore_accept = stored.accept, restore.accept
         feeds, fold_batch = self.feeds, self.fold.feed_batch  # type: ignore[union-attr]
         status, planned = self.fold.status, stored.memo.planned  # type: ignore[union-attr]
         # format v4 rows passed row admission (io.admission_v4): a message row of these types
@@ -201,8 +201,9 @@ class _Pipeline:
                             # row's admission and its stored verdicts settle the rest
                             if kind in cleared_types and cleared(event, kind):
                                 life(event, kind, seq)   # message_sources passes: its rules are the shape's
-                                if kind in TRACKED:
-                                    track(event, kind)
+                                tracked = routes[kind][3]  # type: ignore[index]
+                                if tracked is not None:
+                                    tracked(event)
                                 if not passes_cleared(event, kind):
                                     restore_accept(event, index, enveloped=True)
                                 continue
@@ -224,8 +225,8 @@ class _Pipeline:
                         life_step(event, kind, seq)
                     if checked:
                         stored_accept(event)
-                    if tracked:
-                        track(event, kind)
+                    if tracked is not None:
+                        tracked(event)
                     if restored:
                         restore_accept(event, index, enveloped=True)
                 except Exception as exc:  # noqa: BLE001 - a checker bug must not lose the log

@@ -20,10 +20,10 @@ messages; v0 user-role messages wrapping one ``tool-result`` block. Crash repair
 """
 from __future__ import annotations
 
-from workbench.io.generations import tool_role
-
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Literal
+
+from workbench.io.generations import tool_role
 
 Cause = Literal["interrupted", "forked"]
 
@@ -97,53 +97,71 @@ class CloserTracker:
 
     def track(self, event: Mapping[str, Any], kind: str) -> None:
         """The state change of one event of a tracked type (`TRACKED`), without `note_last`."""
+        _STEPS[kind](self, event)
+
+    def step(self, kind: str) -> Callable[[Mapping[str, Any]], None] | None:
+        """`track` for events of type `kind`, for a caller that dispatches on the type once
+        (None: not a tracked type)."""
+        step = _STEPS.get(kind)
+        return None if step is None else step.__get__(self)
+
+    def _turn_start(self, event: Mapping[str, Any]) -> None:
         data = event.get("data")
-        if kind == "turn/start":
-            self.pending.clear()
-            self.open_turn = data.get("turn") if type(data) is dict else None
-            self.open_step = None
-        elif kind == "turn/end":
-            self.pending.clear()
-            self.open_turn = None
-            self.open_step = None
-        elif kind == "step/end":
-            self.pending.clear()
-            self.open_step = None
-        elif kind == "step/start":
-            self.open_step = data.get("step") if type(data) is dict else None
-        elif kind == "assistant/message":
-            if type(data) is not dict:
-                return
-            message = data.get("message")
-            content = message.get("content") if type(message) is dict else None
-            if type(content) is not list:
-                return
-            for block in content:
-                if type(block) is dict and block.get("type") == "tool-call":
-                    call_id = block.get("id")
-                    try:
-                        self.pending[call_id] = [data.get("turn"), data.get("step"), None]
-                    except TypeError:
-                        continue
-        elif kind == "tool/call":
-            if type(data) is dict:
+        self.pending.clear()
+        self.open_turn = data.get("turn") if type(data) is dict else None
+        self.open_step = None
+
+    def _turn_end(self, event: Mapping[str, Any]) -> None:
+        self.pending.clear()
+        self.open_turn = None
+        self.open_step = None
+
+    def _step_end(self, event: Mapping[str, Any]) -> None:
+        self.pending.clear()
+        self.open_step = None
+
+    def _step_start(self, event: Mapping[str, Any]) -> None:
+        data = event.get("data")
+        self.open_step = data.get("step") if type(data) is dict else None
+
+    def _assistant(self, event: Mapping[str, Any]) -> None:
+        data = event.get("data")
+        if type(data) is not dict:
+            return
+        message = data.get("message")
+        content = message.get("content") if type(message) is dict else None
+        if type(content) is not list:
+            return
+        for block in content:
+            if type(block) is dict and block.get("type") == "tool-call":
+                call_id = block.get("id")
                 try:
-                    entry = self.pending.get(data.get("callId"))
+                    self.pending[call_id] = [data.get("turn"), data.get("step"), None]
                 except TypeError:
-                    entry = None
-                if entry is not None:
-                    entry[2] = event.get("seq")
-        elif kind == "tool/result":
-            if not self.pending:
-                return
-            call_id = _result_call_id(data, self.version)
+                    continue
+
+    def _call(self, event: Mapping[str, Any]) -> None:
+        data = event.get("data")
+        if type(data) is dict:
             try:
-                entry = self.pending.get(call_id)
+                entry = self.pending.get(data.get("callId"))
             except TypeError:
                 entry = None
-            if (entry is not None and event.get("surfaceOp") == "append"
-                    and _same(entry[0], data.get("turn")) and _same(entry[1], data.get("step"))):
-                del self.pending[call_id]
+            if entry is not None:
+                entry[2] = event.get("seq")
+
+    def _result(self, event: Mapping[str, Any]) -> None:
+        if not self.pending:
+            return
+        data = event.get("data")
+        call_id = _result_call_id(data, self.version)
+        try:
+            entry = self.pending.get(call_id)
+        except TypeError:
+            entry = None
+        if (entry is not None and event.get("surfaceOp") == "append"
+                and _same(entry[0], data.get("turn")) and _same(entry[1], data.get("step"))):
+            del self.pending[call_id]
 
     def closers(self, cause: Cause = "interrupted") -> list[dict]:
         """The synthetic events that close the open final turn; [] when it is balanced."""
@@ -182,8 +200,12 @@ class CloserTracker:
         return out
 
 
-_TRACKED = frozenset(("turn/start", "turn/end", "step/start", "step/end", "assistant/message",
-                      "tool/call", "tool/result"))
+_STEPS: dict[str, Callable[[CloserTracker, Mapping[str, Any]], None]] = {
+    "turn/start": CloserTracker._turn_start, "turn/end": CloserTracker._turn_end,
+    "step/start": CloserTracker._step_start, "step/end": CloserTracker._step_end,
+    "assistant/message": CloserTracker._assistant, "tool/call": CloserTracker._call,
+    "tool/result": CloserTracker._result}
+_TRACKED = frozenset(_STEPS)
 TRACKED = _TRACKED
 """The event types whose order decides the closers (others only move the last seq/time)."""
 
