@@ -117,12 +117,12 @@ class TimelineBuilder:
                 etype = event.get("type")
                 if type(etype) is str and type(event.get("seq")) is int and event["seq"] == seq:
                     # what plan_event returns for these, without asking it: nothing, or an append
-                    op = event.get("surfaceOp", None)
-                    sources = event.get("sourceEventSeqs", _MISSING)
-                    if op is None and sources is _MISSING and etype in quiet and "surfaceOp" not in event:
+                    if etype in quiet and "surfaceOp" not in event and "sourceEventSeqs" not in event:
                         continue
+                    op = event.get("surfaceOp", None)
                     if etype in plain and type(op) is str and op == "append" and (
-                            sources is _MISSING or plain_sources(sources, etype, seq, version)):
+                            (sources := event.get("sourceEventSeqs", _MISSING)) is _MISSING
+                            or plain_sources(sources, etype, seq, version)):
                         appended.append(seq)
                         status[index] = APPENDED
                         positions[seq] = len(nodes)
