@@ -17,7 +17,7 @@ Every failure raises `MeterError` naming the package and the missing or mismatch
 """
 from __future__ import annotations
 
-import base64
+import binascii
 import functools
 import gzip
 import hashlib
@@ -60,12 +60,11 @@ def _offline_bpe(url: str, expected_hash: str | None = None) -> dict[bytes, int]
     if expected_hash is not None and hashlib.sha256(contents).hexdigest() != expected_hash:
         raise MeterError(f"{path} does not decompress to the file tiktoken expects "
                          f"(sha256 mismatch with {expected_hash})")
-    ranks: dict[bytes, int] = {}
-    for line in contents.splitlines():
-        if line:
-            token, rank = line.split()
-            ranks[base64.b64decode(token)] = int(rank)
-    return ranks
+    # the verified file is lines of "<base64 token> <rank>": its fields alternate
+    fields = contents.split()
+    if len(fields) % 2:
+        raise MeterError(f"{path} is not lines of a token and its rank")
+    return dict(zip(map(binascii.a2b_base64, fields[0::2]), map(int, fields[1::2])))
 
 
 def tiktoken_definition(name: str) -> dict[str, Any]:
