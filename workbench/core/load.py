@@ -98,16 +98,20 @@ once for the load and for the pass), or None when it only keeps the fold."""
 class _Pipeline:
     """Observer of the scan: feeds each accepted event to every later stage.
 
-    Dispatch on the type, read once: an event without ``surfaceOp``/``sourceEventSeqs`` and with
-    an integer ``seq`` (v0: and the plain four-key envelope the restore check wants) reaches only
-    the stages whose `INTEREST` holds its type, and a *quiet* type (a delivery marker, ``job/*``,
-    ``todo/write``, ...: no stage looks at it) reaches none; a decoded v4 row of a surface type
-    every stage concerns reaches each of them the same typed way, surface fields and all; every
-    other event goes through every stage as it is. An event the fold planned at its own seq
-    without a `FoldError` passes the stored stage's event-local surface rules (the plan's first
-    checks: `ShapeMemo.planned`), which are not run again. The stages' end state (closers' last seq/time, restore's count and last type)
-    is brought forward once per batch. Each stage's result is unchanged: they skip exactly the
-    events they would ignore.
+    The fold takes each batch first (one call), then the riding passes, then the checks. Dispatch
+    on the type, read once: an event without ``surfaceOp``/``sourceEventSeqs`` and with an
+    integer ``seq`` (v0: and the plain four-key envelope the restore check wants) runs the steps
+    of its type's route (the stages whose `INTEREST` holds its type), and a *quiet* type
+    (``job/*``, ``todo/write``, ...: no stage looks at it) runs none; a decoded v4 row of a
+    surface type every stage concerns takes the same route, surface fields and all; every other
+    event goes through every stage as it is. An event the fold planned at its own seq without a
+    `FoldError` passes the stored stage's event-local surface rules (the plan's first checks:
+    `ShapeMemo.planned`), which are not run again; a v4 message row the fold planned whose
+    stored verdicts pass (`ShapeMemo.cleared`) leaves nothing for the stored stage, the
+    relationship source rule or restore (`RestoreChecker.passes_cleared`) to find, so only the
+    lifecycle and the closers see it. The stages' end state (closers' last seq/time, restore's
+    count and last type) is brought forward once per batch. Each stage's result is unchanged:
+    they skip exactly the events they would ignore or pass.
     """
 
     def __init__(self, name: str, location: str | None, feeders: Sequence[Feeder] = ()) -> None:
