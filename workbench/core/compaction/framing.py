@@ -30,6 +30,9 @@ def checkpoint_body(content: Any) -> str | None:
     the preamble block and the closing tag, joined; None when `content` is not so framed."""
     if not isinstance(content, list) or len(content) < 2:
         return None
+    first = content[0].get("text") if isinstance(content[0], dict) else None
+    if type(first) is not str or not first.startswith(CHECKPOINT_PREAMBLE):
+        return None
     texts = [b.get("text") if isinstance(b, dict) else None for b in content]
     if not (type(texts[0]) is str and texts[0].startswith(CHECKPOINT_PREAMBLE)
             and texts[0].rstrip().endswith(SUMMARY_OPEN_TAG)

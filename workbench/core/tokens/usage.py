@@ -60,6 +60,8 @@ def _whole(value: int | float) -> int | float:
 
 
 def _count(value: Any) -> tuple[int | float, bool]:
+    if type(value) is int and 0 <= value < 1 << 63:   # the common case, as below
+        return value, True
     if value is ABSENT or value is None:
         return 0, True
     if is_number(value) and value >= 0 and value == value:
@@ -107,30 +109,30 @@ class UsageCollector:
     def __init__(self, *, version: int) -> None:
         self.version = version
         self._table = UsageTable()
-        self._last: int | None = None
+        self._last: tuple[int, Any, Any] | None = None
+        """The latest sample's row, turn and step (as logged: the table reads them back so)."""
         self._steps = self.steps()
 
     def feed(self, event: Any) -> None:
-        if type(event) is dict:
-            step = self._steps.get(event.get("type"))   # type: ignore[arg-type]
-            if step is not None:
-                step(0, event)
+        etype = event.get("type") if type(event) is dict else None
+        step = self._steps.get(etype) if type(etype) is str else None
+        if step is not None:
+            step(0, event)
 
     def steps(self) -> dict[str, Callable[[int, Any], None]]:
         """`assistant/message` (its `data.usage`, else on nested-stream formats the last usage
         chunk of its stream), `assistant/attempt` and `llm/retry-started` on nested-stream
         formats, a top-level `assistant/chunk` otherwise (module doc)."""
         table = self._table
-        add, column = table.add, table.field
+        add = table.add
         nested = nested_streams(self.version)
 
         def sample(event: Any, data: dict, usage: Any, source: str) -> None:
             turn, step, last = data.get("turn"), data.get("step"), self._last
             fields = sample_fields(usage, event.get("seq"), turn, step, source)
-            if last is not None and _same(column("turn", last), turn) \
-                    and _same(column("step", last), step):
-                table.set_replaced_by(last, fields[0])
-            self._last = add(fields)
+            if last is not None and _same(last[1], turn) and _same(last[2], step):
+                table.set_replaced_by(last[0], fields[0])
+            self._last = (add(fields), turn, step)
 
         def message(seq: int, event: Any) -> None:
             data = event.get("data")
@@ -157,9 +159,8 @@ class UsageCollector:
 
         def retry(seq: int, event: Any) -> None:
             data, last = event.get("data"), self._last
-            if last is not None and type(data) is dict \
-                    and _same(column("turn", last), data.get("turn")) \
-                    and _same(column("step", last), data.get("step")):
+            if last is not None and type(data) is dict and _same(last[1], data.get("turn")) \
+                    and _same(last[2], data.get("step")):
                 self._last = None
 
         if nested:
