@@ -105,7 +105,7 @@ class EventFacts:
         self.texts = texts
         self._text_seq, self._text_chars = array("q"), array("i")
         self._text_start, self._text_end = array("q"), array("q")
-        self._text_order: tuple[np.ndarray, np.ndarray] | None = None
+        self._text_rows: array | None = None
         self._ids = array("I")
         self.scan = TextScan(anchors=False) if scan is None else scan
         """Reads the probe's facts (shared with the quality's `FactReader` in one pass)."""
@@ -232,7 +232,7 @@ class EventFacts:
         self._text_chars.append(chars)
         ids.extend(found)
         self._text_end.append(len(ids))
-        self._text_order = None
+        self._text_rows = None
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -270,22 +270,26 @@ class EventFacts:
 
     def ensure(self, seq: int) -> None:
         """Read an event that was not fed (by index: the rare node of an unexpected type)."""
-        if self.message[seq] == UNREAD:
+        message = self._message
+        if (self.message if message is None else message)[seq] == UNREAD:
             self.node(seq, self.events[seq])
 
     def text_of(self, seq: int) -> tuple[int, Sequence[int]] | None:
         """(text length, fact ids) of a message fed with `text=True`, else None."""
         if not self.texts:
             return None
-        if self._text_order is None:   # the seqs in order, and where each one's row is
-            seqs = np.array(self._text_seq, dtype=np.int64)
-            order = np.argsort(seqs, kind="stable")
-            self._text_order = (seqs[order], order)
-        seqs, order = self._text_order
-        k = int(np.searchsorted(seqs, seq))
-        if k == len(seqs) or seqs[k] != seq:
+        rows = self._text_rows
+        if rows is None:   # made when first read: each seq's row (-1: none)
+            seqs = np.frombuffer(self._text_seq, dtype=np.int64) if len(self._text_seq) else \
+                np.zeros(0, np.int64)
+            dense = np.full(max(self.count, int(seqs.max()) + 1 if len(seqs) else 0), -1,
+                            dtype=np.int32)
+            dense[seqs] = np.arange(len(seqs), dtype=np.int32)
+            del seqs
+            rows = self._text_rows = array("i", dense.tobytes())
+        row = rows[seq] if 0 <= seq < len(rows) else -1
+        if row < 0:
             return None
-        row = int(order[k])
         return self._text_chars[row], self._ids[self._text_start[row]:self._text_end[row]]
 
     def view(self) -> Overlay:
