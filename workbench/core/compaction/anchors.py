@@ -68,15 +68,17 @@ class Anchor:
 @dataclass(frozen=True, slots=True)
 class Rule:
     """One extraction rule: `pattern` (one line at a time, no named groups), `group` the group
-    holding the anchor (0: the whole match), `normalise` maps the match to the anchor text
-    (None drops the match), `needs` what every line it can match contains (a `_FEATURES` name;
-    None: nothing known): a line without it is scanned without this rule."""
+    holding the anchor (0: the whole match), `normalise(match, base)` maps the match to the
+    anchor text (None drops the match; in the scanner's alternation the rule's whole match is
+    group `base` and its own group `n` is `base + n`), `needs` what every line it can match
+    contains (a `_FEATURES` name; None: nothing known): a line without it is scanned without
+    this rule."""
 
     kind: str
     name: str
     pattern: str
     group: int = 0
-    normalise: Callable[[re.Match, str], str | None] | None = None
+    normalise: Callable[[re.Match, int], str | None] | None = None
     needs: str | None = None
 
 
@@ -91,8 +93,8 @@ _CONTEXT_STOP = frozenset({"the", "and", "for", "with", "from", "into", "than", 
 """Words that give a number no context (a number after them alone is not an anchor)."""
 
 
-def _number(match: re.Match, _line: str) -> str | None:
-    context, number, unit = match.group(1), match.group(2), match.group(3)
+def _number(match: re.Match, base: int) -> str | None:
+    context, number, unit = match.group(base + 1, base + 2, base + 3)
     if unit:
         return f"{context.lower()} {number}{unit}" if context else f"{number}{unit}"
     if not context or context.lower() in _CONTEXT_STOP:
@@ -100,20 +102,21 @@ def _number(match: re.Match, _line: str) -> str | None:
     return f"{context.lower()} {number}"
 
 
-def _strip_url(match: re.Match, _line: str) -> str:
-    return match.group(0).rstrip(".,;:")
+def _strip_url(match: re.Match, base: int) -> str:
+    return match.group(base).rstrip(".,;:")
 
 
-def _error_line(match: re.Match, _line: str) -> str:
-    return match.group(0).strip()[:160]
+def _error_line(match: re.Match, base: int) -> str:
+    return match.group(base).strip()[:160]
 
 
-def _exit_code(match: re.Match, _line: str) -> str | None:
-    return None if match.group(1) == "0" else f"exit code {match.group(1)}"
+def _exit_code(match: re.Match, base: int) -> str | None:
+    code = match.group(base + 1)
+    return None if code == "0" else f"exit code {code}"
 
 
-def _command_line(match: re.Match, _line: str) -> str | None:
-    text = match.group(1).strip()
+def _command_line(match: re.Match, base: int) -> str | None:
+    text = match.group(base + 1).strip()
     return text[:200] if len(text) >= 2 else None
 
 
@@ -213,18 +216,6 @@ _PATTERN_NEEDS = tuple((feature, bits) for feature, bits in _NEEDS
 """Each feature a line may have, with the rules that need it (as bits of a rule mask)."""
 
 
-class _Shifted:
-    """A match seen through one rule's own group numbers."""
-
-    __slots__ = ("_m", "_base")
-
-    def __init__(self, match: re.Match, base: int) -> None:
-        self._m, self._base = match, base
-
-    def group(self, n: int = 0) -> str:
-        return self._m.group(self._base + n) if n else self._m.group(self._base)
-
-
 def _clean(line: str) -> str:
     if "<" in line:
         line = _TAGS.sub(" ", line)
@@ -253,8 +244,8 @@ def line_anchors(line: str, stop: frozenset[str]) -> list[tuple[str, str]]:
     rules = scanner.rules
     for match in scanner.pattern.scanner(line).finditer(line):
         rule, base = rules[match.lastindex]  # type: ignore[index,misc]
-        value = (match.group(base + rule.group if rule.group else base) if rule.normalise is None
-                 else rule.normalise(_Shifted(match, base), line))  # type: ignore[arg-type]
+        value = (match.group(base + rule.group) if rule.normalise is None
+                 else rule.normalise(match, base))
         if not value or value in SCHEMA_WORDS or value in stop:
             continue
         out.append((rule.kind, value))

@@ -147,21 +147,21 @@ class TextScan:
         """`sink(seq, *probe(message))`, now when every line is known (or the scan does not
         batch), else when the batch is scanned (`flush`)."""
         parts = (self._walk if message is self._walked else self.message(message))[0]
-        if self.batch and self._unknown(parts, self._text_ids, self._line_ids, self._new_ids,
-                                         False):
+        ids = self._fact_ids(parts, self._new_ids if self.batch else None)
+        if ids is None:
             self._wait(True, sink, seq, parts)
         else:
-            sink(seq, *self._probe_of(parts))
+            sink(seq, sum(map(len, parts)) + len(parts) - 1 if parts else 0, ids)
 
     def anchors_later(self, seq: int, message: Any,
                       sink: Callable[[int, tuple[tuple[str, str], ...]], None]) -> None:
         """`sink(seq, anchors(message))`, now or when the batch is scanned (as `probe_later`)."""
         pieces = (self._walk if message is self._walked else self.message(message))[1]
-        if self.batch and self._unknown(pieces, self._text_anchors, self._line_anchors,
-                                        self._new_anchors, True):
+        keys = self._anchor_keys(pieces, self._new_anchors if self.batch else None)
+        if keys is None:
             self._wait(False, sink, seq, pieces)
         else:
-            sink(seq, self.anchor_keys(pieces))
+            sink(seq, keys)
 
     def flush(self) -> None:
         """Scan the new lines of the waiting messages, each measure's in one run (its
@@ -181,22 +181,6 @@ class TextScan:
                 sink(seq, self.anchor_keys(items))
         for known, line in kept:   # over-long lines: only for this batch
             known.pop(line, None)
-
-    def _unknown(self, items: Sequence[Any], texts: Memo, lines: Memo, new: dict[str, None],
-                 pieces: bool) -> bool:
-        """Whether some line of `items` (texts, or `(how, text)` pieces) is in no memo; such
-        lines join `new`."""
-        unknown = False
-        for item in items:
-            if item in texts:
-                continue
-            for line in (item[1] if pieces else item).split("\n"):
-                if line not in lines:
-                    unknown = True
-                    if line not in new:
-                        new[line] = None
-                        self._new_chars += len(line)
-        return unknown
 
     def _wait(self, probe: bool, sink: Callable[..., None], seq: int, items: list) -> None:
         waiting = self._waiting
@@ -226,53 +210,82 @@ class TextScan:
 
     def fact_ids(self, parts: Iterable[str]) -> list[int]:
         """Ids of the distinct facts of `"\\n".join(parts)`, in order of first appearance."""
-        known = self._text_ids
-        out: list[int] = []
-        for part in parts:
-            found = known.get(part)
-            if found is None:
-                found = self._scan_ids(part)
-            if found:
-                out += found
-        return list(dict.fromkeys(out)) if len(out) > 1 else out
+        return self._fact_ids(parts, None)  # type: ignore[return-value]
 
     def anchor_keys(self, pieces: Sequence[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
         """Distinct anchors of `(how, text)` pieces, in order of first appearance."""
+        return self._anchor_keys(pieces, None)  # type: ignore[return-value]
+
+    def _fact_ids(self, parts: Iterable[str], new: dict[str, None] | None) -> list[int] | None:
+        """`fact_ids`; None when some line waits for the batch (`new`: batching, `_lines`)."""
+        known = self._text_ids
+        out: list[int] | None = []
+        for part in parts:
+            found = known.get(part)
+            if found is None:
+                found = self._scan_ids(part, new)
+                if found is None:
+                    out = None
+                    continue
+            if found and out is not None:
+                out += found
+        return out if out is None or len(out) < 2 else list(dict.fromkeys(out))
+
+    def _anchor_keys(self, pieces: Sequence[tuple[str, str]], new: dict[str, None] | None
+                     ) -> tuple[tuple[str, str], ...] | None:
+        """`anchor_keys`; None when some line waits for the batch (as `_fact_ids`)."""
         known = self._text_anchors
         seen: dict[tuple[str, str], None] = {}
-        found: tuple[tuple[str, str], ...] = ()
+        found: tuple[tuple[str, str], ...] | None = ()
+        ready = True
         for piece in pieces:
-            found = known.get(piece)  # type: ignore[assignment]
+            found = known.get(piece)
             if found is None:
-                found = self._scan_anchors(piece)
+                found = self._scan_anchors(piece, new)
+                if found is None:
+                    ready = False
+                    continue
             if found:
                 seen.update(dict.fromkeys(found))
+        if not ready:
+            return None
         return found if len(pieces) == 1 else tuple(seen)
 
-    def _scan_ids(self, text: str) -> tuple[int, ...]:
-        index, facts = self._index, self.facts
-        ids = self._lines(text, self._line_ids, lambda line: interned_facts(line, index, facts))
+    def _scan_ids(self, text: str, new: dict[str, None] | None) -> tuple[int, ...] | None:
+        ids = self._lines(text, self._line_ids, self._probe_line, new)
+        if ids is None:
+            return None
         result = tuple(dict.fromkeys(ids)) if len(ids) > 1 else tuple(ids)
         return self._text_ids.remember(text, result) if len(text) <= self.TEXT_CHARS else result
 
-    def _scan_anchors(self, piece: tuple[str, str]) -> tuple[tuple[str, str], ...]:
-        stop = self._stop
+    def _scan_anchors(self, piece: tuple[str, str], new: dict[str, None] | None
+                      ) -> tuple[tuple[str, str], ...] | None:
         how, text = piece
-        scanned = self._lines(text, self._line_anchors, lambda line: line_anchors(line, stop))
-        result = tuple(dict.fromkeys(piece_anchors(how, text, stop, scanned)))
+        scanned = self._lines(text, self._line_anchors, self._anchor_line, new)
+        if scanned is None:
+            return None
+        result = tuple(dict.fromkeys(piece_anchors(how, text, self._stop, scanned)))
         return self._text_anchors.remember(piece, result) if len(text) <= self.TEXT_CHARS \
             else result
 
-    def _lines(self, text: str, known: Memo, scan: Callable[[str], Iterable[Any]]) -> list[Any]:
+    def _lines(self, text: str, known: Memo, scan: Callable[[str], tuple],
+               new: dict[str, None] | None) -> list[Any] | None:
         """What `scan` finds in each line of `text`, concatenated; a line's finds are read from
-        (and, up to `LINE_CHARS` characters, kept in) the measure's line memo `known`."""
-        out: list[Any] = []
+        (and, up to `LINE_CHARS` characters, kept in) the measure's line memo `known`. Batching
+        (`new` given), a line no memo holds joins `new` instead, and the text's finds are None."""
+        out: list[Any] | None = []
         for line in text.split("\n"):
             found = known.get(line)
             if found is None:
-                found = tuple(scan(line))
+                if new is not None:
+                    if line not in new:
+                        new[line] = None
+                        self._new_chars += len(line)
+                    out = None
+                    continue
+                found = scan(line)
                 if len(line) <= self.LINE_CHARS:
                     known.remember(line, found)
-            if found:
+            if found and out is not None:
                 out += found
         return out
