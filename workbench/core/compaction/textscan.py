@@ -26,21 +26,22 @@ content and memos of the texts and lines it has read:
 * anchors depend on the schema words `stop` (never anchors): setting another `stop` forgets the
   anchors remembered (not the probe's facts).
 * a batching scan (`batch=True`, the log's one pass) hands a message's results to a sink
-  (`probe_later`, `anchors_later`): at once when every line of its texts is remembered, else
-  when the lines no memo holds are scanned, each measure's in one run over up to `BATCH` new
-  lines (`flush`: when the batch is full, when `stop` changes, and by the caller before it reads
-  the results). Each line's results are those of its own scan whenever it runs, so a
-  message's results are the same as at once; only the order in which sinks are called
-  changes (a message waiting for its lines is handed its results after later messages whose
-  lines were all known).
+  (`probe_later`, `anchors_later`): at once when every text of it is remembered, else when the
+  batch of waiting messages is read (`flush`: when `BATCH` messages or `BATCH_CHARS`
+  characters wait, when `stop` changes, and by the caller before it reads the results): the
+  lines of their texts that no memo holds are scanned, each measure's in one run, then each
+  text's result is made from its lines'. A line's results are those of its own scan whenever
+  it runs, so every message gets what it would get at once; only the order in which sinks are
+  called changes (a waiting message is handed its results after later messages whose texts
+  were all remembered).
 
 Memory is bounded: at most `TEXTS` texts of up to `TEXT_CHARS` and `LINES` lines of up to
-`LINE_CHARS` characters are remembered (a full memo is cleared); at most `BATCH` messages wait
-for at most `BATCH` new lines of up to `BATCH_CHARS` characters in all (beyond one line).
+`LINE_CHARS` characters are remembered (a full memo is cleared); at most `BATCH` messages wait,
+with at most `BATCH_CHARS` characters of text in all (beyond the last message's).
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from workbench.core.compaction.anchor_texts import message_views
@@ -60,7 +61,7 @@ class TextScan:
     LINES = 1 << 16
     LINE_CHARS = 2048
     BATCH = 1024
-    """At most this many new lines (and messages waiting for them) before a batch is scanned."""
+    """At most this many messages wait before the batch is read (`flush`)."""
     BATCH_CHARS = 1 << 20
 
     def __init__(self, *, probe: bool = True, anchors: bool = True,
@@ -72,10 +73,7 @@ class TextScan:
         self._stop = stop
         self._waiting: list[tuple[bool, Callable[..., None], int, list]] = []
         """Messages waiting for the batch: `(probe?, sink, seq, parts or pieces)`, in order."""
-        self._new_ids: dict[str, None] = {}
-        self._new_anchors: dict[str, None] = {}
-        """The lines of waiting messages that no line memo holds, per measure, in order."""
-        self._new_chars = 0
+        self._waiting_chars = 0
         self._text_ids = Memo(self.TEXTS)
         """Text -> the ids of its distinct facts, in order."""
         self._line_ids = Memo(self.LINES)
@@ -127,12 +125,8 @@ class TextScan:
 
     def probe(self, message: Any) -> tuple[int, list[int]]:
         """`(len(probe.message_text(message)), ids of its distinct facts in order)`."""
-        return self._probe_of(
-            (self._walk if message is self._walked else self.message(message))[0])
-
-    def _probe_of(self, parts: list[str]) -> tuple[int, list[int]]:
-        chars = sum(map(len, parts)) + len(parts) - 1 if parts else 0
-        return chars, self.fact_ids(parts)
+        parts = (self._walk if message is self._walked else self.message(message))[0]
+        return _chars(parts), self.fact_ids(parts)
 
     def anchors(self, message: Any) -> tuple[tuple[str, str], ...]:
         """Distinct anchors of a model message in order (`anchors.anchor_keys` of its
@@ -144,61 +138,81 @@ class TextScan:
 
     def probe_later(self, seq: int, message: Any, sink: Callable[[int, int, list[int]], None]
                     ) -> None:
-        """`sink(seq, *probe(message))`, now when every line is known (or the scan does not
-        batch), else when the batch is scanned (`flush`)."""
+        """`sink(seq, *probe(message))`, now when every text of it is remembered (or the scan
+        does not batch), else when the batch is scanned (`flush`)."""
         parts = (self._walk if message is self._walked else self.message(message))[0]
-        ids = self._fact_ids(parts, self._new_ids if self.batch else None)
-        if ids is None:
+        if self.batch and not _all_in(parts, self._text_ids):
             self._wait(True, sink, seq, parts)
         else:
-            sink(seq, sum(map(len, parts)) + len(parts) - 1 if parts else 0, ids)
+            sink(seq, _chars(parts), self.fact_ids(parts))
 
     def anchors_later(self, seq: int, message: Any,
                       sink: Callable[[int, tuple[tuple[str, str], ...]], None]) -> None:
         """`sink(seq, anchors(message))`, now or when the batch is scanned (as `probe_later`)."""
         pieces = (self._walk if message is self._walked else self.message(message))[1]
-        keys = self._anchor_keys(pieces, self._new_anchors if self.batch else None)
-        if keys is None:
+        if self.batch and not _all_in(pieces, self._text_anchors):
             self._wait(False, sink, seq, pieces)
         else:
-            sink(seq, keys)
+            sink(seq, self.anchor_keys(pieces))
 
     def flush(self) -> None:
-        """Scan the new lines of the waiting messages, each measure's in one run (its
-        expression and rule tables stay warm), then hand every waiting message its result, in
-        the order asked."""
+        """Read the texts of the waiting messages: the lines no memo holds are scanned, each
+        measure's in one run (its expression and rule tables stay warm); then every waiting
+        message is handed its results, in the order asked."""
         waiting = self._waiting
         if not waiting:
             return
-        self._waiting = []
-        kept = self._scan_new(self._new_ids, self._line_ids, self._probe_line)
-        kept += self._scan_new(self._new_anchors, self._line_anchors, self._anchor_line)
-        self._new_ids, self._new_anchors, self._new_chars = {}, {}, 0
+        self._waiting, self._waiting_chars = [], 0
+        texts: dict[str, None] = {}
+        pieces: dict[tuple[str, str], None] = {}
+        for probe, _sink, _seq, items in waiting:
+            (texts if probe else pieces).update(dict.fromkeys(items))
+        ids = self._read_batch(texts, False) if texts else {}
+        anchors = self._read_batch(pieces, True) if pieces else {}
         for probe, sink, seq, items in waiting:
             if probe:
-                sink(seq, *self._probe_of(items))
+                sink(seq, _chars(items), self.fact_ids(items, ids))
             else:
-                sink(seq, self.anchor_keys(items))
-        for known, line in kept:   # over-long lines: only for this batch
-            known.pop(line, None)
+                sink(seq, self.anchor_keys(items, anchors))
 
     def _wait(self, probe: bool, sink: Callable[..., None], seq: int, items: list) -> None:
         waiting = self._waiting
         waiting.append((probe, sink, seq, items))
-        if len(self._new_ids) + len(self._new_anchors) >= self.BATCH or len(waiting) >= \
-                self.BATCH or self._new_chars >= self.BATCH_CHARS:
+        self._waiting_chars += _chars(items) if probe else sum(len(t) for _, t in items)
+        if len(waiting) >= self.BATCH or self._waiting_chars >= self.BATCH_CHARS:
             self.flush()
 
-    def _scan_new(self, new: dict[str, None], known: Memo, scan: Callable[[str], tuple]
-                  ) -> list[tuple[Memo, str]]:
-        """Scan and remember every line of `new` (over-long ones too: returned, to forget)."""
-        kept = []
-        remember, limit = known.remember, self.LINE_CHARS
-        for line in new:
-            remember(line, scan(line))
-            if len(line) > limit:
-                kept.append((known, line))
-        return kept
+    def _read_batch(self, items: dict[Any, None], pieces: bool) -> dict[Any, tuple]:
+        """The results of the texts (or `(how, text)` pieces) `items` not remembered yet: their
+        lines no memo holds are scanned in one run, then each text's result is made from its
+        lines' (kept in the text memo as `_scan_ids` / `_scan_anchors` keep them)."""
+        texts, lines, scan = ((self._text_anchors, self._line_anchors, self._anchor_line)
+                              if pieces else (self._text_ids, self._line_ids, self._probe_line))
+        split = [(item, (item[1] if pieces else item).split("\n"))
+                 for item in items if item not in texts]
+        new: dict[str, None] = {}
+        for _, text_lines in split:
+            for line in text_lines:
+                if line not in lines:
+                    new[line] = None
+        found = {line: scan(line) for line in new}
+        limit = self.LINE_CHARS
+        for line, result in found.items():
+            if len(line) <= limit:
+                lines.remember(line, result)
+        done: dict[Any, tuple] = {}
+        for item, text_lines in split:
+            out: list[Any] = []
+            for line in text_lines:
+                result = found.get(line)
+                if result is None:
+                    result = lines.get(line)
+                    if result is None:   # forgotten since (a full memo is emptied)
+                        result = scan(line)
+                if result:
+                    out += result
+            done[item] = self._anchors_of(item, out) if pieces else self._ids_of(item, out)
+        return done
 
     def _probe_line(self, line: str) -> tuple[int, ...]:
         return tuple(interned_facts(line, self._index, self.facts))
@@ -208,84 +222,80 @@ class TextScan:
 
     # -- texts ---------------------------------------------------------------------------------
 
-    def fact_ids(self, parts: Iterable[str]) -> list[int]:
-        """Ids of the distinct facts of `"\\n".join(parts)`, in order of first appearance."""
-        return self._fact_ids(parts, None)  # type: ignore[return-value]
-
-    def anchor_keys(self, pieces: Sequence[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
-        """Distinct anchors of `(how, text)` pieces, in order of first appearance."""
-        return self._anchor_keys(pieces, None)  # type: ignore[return-value]
-
-    def _fact_ids(self, parts: Iterable[str], new: dict[str, None] | None) -> list[int] | None:
-        """`fact_ids`; None when some line waits for the batch (`new`: batching, `_lines`)."""
+    def fact_ids(self, parts: Iterable[str], read: Mapping[str, tuple] | None = None
+                 ) -> list[int]:
+        """Ids of the distinct facts of `"\\n".join(parts)`, in order of first appearance
+        (`read`: results of texts just read, `flush`)."""
         known = self._text_ids
-        out: list[int] | None = []
+        out: list[int] = []
         for part in parts:
-            found = known.get(part)
+            found = None if read is None else read.get(part)
             if found is None:
-                found = self._scan_ids(part, new)
+                found = known.get(part)
                 if found is None:
-                    out = None
-                    continue
-            if found and out is not None:
+                    found = self._scan_ids(part)
+            if found:
                 out += found
-        return out if out is None or len(out) < 2 else list(dict.fromkeys(out))
+        return list(dict.fromkeys(out)) if len(out) > 1 else out
 
-    def _anchor_keys(self, pieces: Sequence[tuple[str, str]], new: dict[str, None] | None
-                     ) -> tuple[tuple[str, str], ...] | None:
-        """`anchor_keys`; None when some line waits for the batch (as `_fact_ids`)."""
+    def anchor_keys(self, pieces: Sequence[tuple[str, str]],
+                    read: Mapping[tuple[str, str], tuple] | None = None
+                    ) -> tuple[tuple[str, str], ...]:
+        """Distinct anchors of `(how, text)` pieces, in order of first appearance (`read`: as
+        in `fact_ids`)."""
         known = self._text_anchors
         seen: dict[tuple[str, str], None] = {}
         found: tuple[tuple[str, str], ...] | None = ()
-        ready = True
         for piece in pieces:
-            found = known.get(piece)
+            found = None if read is None else read.get(piece)
             if found is None:
-                found = self._scan_anchors(piece, new)
+                found = known.get(piece)
                 if found is None:
-                    ready = False
-                    continue
+                    found = self._scan_anchors(piece)
             if found:
                 seen.update(dict.fromkeys(found))
-        if not ready:
-            return None
-        return found if len(pieces) == 1 else tuple(seen)
+        return found if len(pieces) == 1 else tuple(seen)  # type: ignore[return-value]
 
-    def _scan_ids(self, text: str, new: dict[str, None] | None) -> tuple[int, ...] | None:
-        ids = self._lines(text, self._line_ids, self._probe_line, new)
-        if ids is None:
-            return None
+    def _scan_ids(self, text: str) -> tuple[int, ...]:
+        return self._ids_of(text, self._lines(text, self._line_ids, self._probe_line))
+
+    def _ids_of(self, text: str, ids: list[int]) -> tuple[int, ...]:
         result = tuple(dict.fromkeys(ids)) if len(ids) > 1 else tuple(ids)
         return self._text_ids.remember(text, result) if len(text) <= self.TEXT_CHARS else result
 
-    def _scan_anchors(self, piece: tuple[str, str], new: dict[str, None] | None
-                      ) -> tuple[tuple[str, str], ...] | None:
+    def _scan_anchors(self, piece: tuple[str, str]) -> tuple[tuple[str, str], ...]:
+        return self._anchors_of(piece, self._lines(piece[1], self._line_anchors,
+                                                   self._anchor_line))
+
+    def _anchors_of(self, piece: tuple[str, str], scanned: list[tuple[str, str]]
+                    ) -> tuple[tuple[str, str], ...]:
         how, text = piece
-        scanned = self._lines(text, self._line_anchors, self._anchor_line, new)
-        if scanned is None:
-            return None
         result = tuple(dict.fromkeys(piece_anchors(how, text, self._stop, scanned)))
         return self._text_anchors.remember(piece, result) if len(text) <= self.TEXT_CHARS \
             else result
 
-    def _lines(self, text: str, known: Memo, scan: Callable[[str], tuple],
-               new: dict[str, None] | None) -> list[Any] | None:
+    def _lines(self, text: str, known: Memo, scan: Callable[[str], tuple]) -> list[Any]:
         """What `scan` finds in each line of `text`, concatenated; a line's finds are read from
-        (and, up to `LINE_CHARS` characters, kept in) the measure's line memo `known`. Batching
-        (`new` given), a line no memo holds joins `new` instead, and the text's finds are None."""
-        out: list[Any] | None = []
+        (and, up to `LINE_CHARS` characters, kept in) the measure's line memo `known`."""
+        out: list[Any] = []
         for line in text.split("\n"):
             found = known.get(line)
             if found is None:
-                if new is not None:
-                    if line not in new:
-                        new[line] = None
-                        self._new_chars += len(line)
-                    out = None
-                    continue
                 found = scan(line)
                 if len(line) <= self.LINE_CHARS:
                     known.remember(line, found)
-            if found and out is not None:
+            if found:
                 out += found
         return out
+
+
+def _chars(parts: Sequence[str]) -> int:
+    """`len("\\n".join(parts))`."""
+    return sum(map(len, parts)) + len(parts) - 1 if parts else 0
+
+
+def _all_in(items: Iterable[Any], memo: Memo) -> bool:
+    for item in items:
+        if item not in memo:
+            return False
+    return True
