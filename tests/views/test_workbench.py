@@ -195,6 +195,9 @@ def test_a_large_log_draws_the_heuristic_first_and_counts_real_tokenizers_when_a
     wb.axis.value = "seq"
     assert _meter_traces(wb) == expected
     assert "o200k" in wb.surface_pane.meters and "deepseek" in wb.inspector.meters
+    assert wb.set_meters("dsh,o200k") == ("dsh", "o200k") == wb.surface_pane.meters
+    assert [t.name for t in wb.context_fill.figure.data if "tools + surface" in (t.name or "")] \
+        == ["o200k (tools + surface)"]
     wb.close()
 
 

@@ -5,7 +5,9 @@ view; controls set the step, views observe it. Layout, top to bottom: a session 
 controls, the log pane (left) beside the surface pane (right), the x-axis choice (seq or UTC
 time), the token timeline, the context fill and the bracket chart (one shared x axis: the same
 range and margins, the full width of the cell, resizing with it), and a tab with the inspector
-and the diff mode. `Workbench(session, step=N)` opens at a seq and `wb.goto("compaction:2" |
+and the diff mode. On a log above `views.data.EAGER_METER_EVENTS` events the first picture is
+the DSH heuristic's and the real tokenizers are one click away, beside the x-axis choice
+(`views.meter_offer`). `Workbench(session, step=N)` opens at a seq and `wb.goto("compaction:2" |
 "request:SEQ" | N)` moves there. Each view is also usable on its own
 (`workbench.views.LogPane(session)`, ...).
 
@@ -92,8 +94,8 @@ class Workbench(widgets.VBox):
     `step`: the seq to open at (or any `goto` target); `meters`: the token meters of the charts
     and the checkpoint prices ("auto": the DSH heuristic, plus the real tokenizers installed,
     counted at once up to `views.data.EAGER_METER_EVENTS` events and on request (a button,
-    `set_meters`) up to `views.data.AUTO_METER_EVENTS`); `settings`: the assumed compaction settings that
-    place the threshold line (`PressureSettings`; the log does not record them); `follow`,
+    `set_meters`) up to `views.data.AUTO_METER_EVENTS`); `settings`: the assumed compaction
+    settings that place the threshold line (`PressureSettings`; the log does not record them); `follow`,
     `tail`: the live mode (`workbench.views.live`)."""
 
     def __init__(self, session: Session, *, step: int | str = 0,
@@ -183,7 +185,7 @@ class Workbench(widgets.VBox):
         usable = loadable_meters(names)
         self._unloadable = tuple(m for m in names if m not in usable)
         offer = self.offer
-        if set(usable) <= set(self.meters):
+        if usable == self.meters:
             if offer is not None and self._unloadable:
                 offer.unavailable(self._unloadable)
             return self.meters
