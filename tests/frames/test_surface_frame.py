@@ -136,3 +136,31 @@ def test_whole_log_counts_read_only_candidate_nodes_and_equal_every_event_counte
         every = get_meter(meter.name, version=session.version).count_events(events)
         assert session.meter_counts[meter.name].tolist() == every.tolist()
         assert every.any()
+
+
+def test_a_followed_log_extends_the_real_counts_by_the_appended_events(tmp_path) -> None:
+    """Counts made before a followed log grew are extended by reading only the appended
+    candidate nodes: the same counts as a fresh count of the whole grown log."""
+    import workbench
+    from workbench.core.tokens.meters import get_meter
+    source = CORPUS / "dsh-real-v4" / "dev-long-auto-compaction__session.v4.jsonl"
+    if not source.exists():
+        pytest.skip(f"{source} is absent")
+    try:
+        get_meter("o200k", version=4)
+    except MeterError as exc:
+        pytest.skip(f"o200k unavailable: {exc}")
+    lines = source.read_bytes().splitlines(keepends=True)
+    target = tmp_path / source.name
+    target.write_bytes(b"".join(lines[: len(lines) // 2]))
+    session = workbench.load(target, follow=True)
+    first = len(session)
+    session.timeline_df(meters=("dsh", "o200k"))
+    with target.open("ab") as out:
+        out.write(b"".join(lines[len(lines) // 2:]))
+    assert session.refresh().added == len(lines) - 1 - first
+    fresh = workbench.load(target)
+    expected = get_meter("o200k", version=4).count_events(list(fresh.events))
+    assert session.meter_counts["o200k"].tolist() == expected.tolist()
+    assert session.timeline_df(meters=("dsh", "o200k"))["surface_tokens_o200k"].tolist() \
+        == fresh.timeline_df(meters=("dsh", "o200k"))["surface_tokens_o200k"].tolist()

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from workbench.core.tokens.meters import get_meter, node_pieces, parse_meter_names
+from workbench.core.tokens.pieces import NodePieces
 from workbench.frames.columns import Column, Columns
 from workbench.io.payloads import read_events
 
@@ -78,13 +79,21 @@ def fill_log_prices(session: AnalysedLog, meters: Sequence[str], *,
     if not missing:
         return
     counters = [get_meter(m, version=session.version) for m in missing]   # a missing one fails now
-    nodes = np.flatnonzero(session.prices >= 0)
-    items = read_events(session.events, nodes.tolist())
-    if callable(progress):
-        items = _reported(items, progress(len(nodes), "messages read"))
-    pieces = node_pieces(items, len(session), session.version)
+    pieces = _node_pieces(session, 0, progress)
     for meter, counter in zip(missing, counters):
         session.meter_counts[meter] = counter.count_pieces(pieces, progress=progress)
+
+
+def _node_pieces(session: AnalysedLog, start: int,
+                 progress: bool | Callable[[int, str], Any] = False) -> NodePieces:
+    """The pieces of the candidate node events from seq `start` on (module doc), read once;
+    positions count from `start`."""
+    nodes = np.flatnonzero(session.prices[start:] >= 0)
+    items: Iterable[tuple[int, Any]] = (
+        (seq - start, event) for seq, event in read_events(session.events, (nodes + start).tolist()))
+    if callable(progress):
+        items = _reported(items, progress(len(nodes), "messages read"))
+    return node_pieces(items, len(session) - start, session.version)
 
 
 def _reported(items: Iterable[Any], bar: Any, every: int = 1024) -> Iterator[Any]:
@@ -106,9 +115,7 @@ def extend_log_prices(session: AnalysedLog, start: int) -> None:
     n = len(session)
     if not session.meter_counts or start >= n:
         return
-    events = session.events
-    pieces = node_pieces(((i - start, events[i]) for i in range(start, n)), n - start, session.version)
+    pieces = _node_pieces(session, start)
     for meter, counts in list(session.meter_counts.items()):
         added = get_meter(meter, version=session.version).count_pieces(pieces)
         session.meter_counts[meter] = np.concatenate([counts[:start], added])
-
