@@ -216,7 +216,8 @@ class LogIndexBuilder:
         for name in ("_type", "_time", "_values"):
             raw = getattr(self, name)
             dtype = np.int32 if name == "_type" else np.int64
-            columns[name] = np.frombuffer(raw, dtype=dtype) if len(raw) else np.zeros(0, dtype)
+            columns[name] = (np.array(raw, dtype=dtype) if self._spare   # emptied below
+                             else np.frombuffer(raw, dtype=dtype)) if len(raw) else np.zeros(0, dtype)
         counts = self._sources.dense(stop)
         present = counts >= 0
         np.maximum(counts, 0, out=counts)

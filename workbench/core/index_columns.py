@@ -16,6 +16,11 @@ reallocation or a merge of chunks leaves the old buffers to the old views), so a
 from a view never sees later events. A `TextColumn`'s chunks merge like a binary counter (a
 chunk is merged into the one before it once it is as long), so appending k rows costs O(k)
 amortised and the number of chunks stays logarithmic.
+
+An `array.array` or `bytearray` that is appended to or emptied later is read into numpy by a
+copy (`np.array`), never by a `np.frombuffer` view bound to a name: a frame object kept alive
+after its function returned (a sampling profiler's, such as Dask's workers run, or a
+traceback's) keeps such a view, and the next resize of the buffer raises ``BufferError``.
 """
 from __future__ import annotations
 
@@ -204,10 +209,9 @@ class SparseInts:
         self.start = 0
 
     def dense(self, stop: int) -> np.ndarray:
-        start, rows = self.start, np.frombuffer(self.rows, dtype=np.int64)
+        start, rows = self.start, np.array(self.rows, dtype=np.int64)   # copies: emptied below
         k = int(np.searchsorted(rows, stop)) if len(rows) else 0
-        values = np.frombuffer(self.values, dtype=self.dtype)[:k] if k else \
-            np.zeros(0, self.dtype)
+        values = np.array(self.values[:k], dtype=self.dtype)
         if self.held:
             at = np.searchsorted(rows[:k], np.arange(start, stop), side="right")
             out = np.concatenate([np.array([self.default], self.dtype), values])[at]
@@ -216,8 +220,7 @@ class SparseInts:
         else:
             out = np.full(stop - start, self.default, dtype=self.dtype)
             out[rows[:k] - start] = values
-        del values, rows   # the buffers are emptied in place: their owners' appends stay bound
-        del self.rows[:k], self.values[:k]
+        del self.rows[:k], self.values[:k]   # in place: their owners' appends stay bound
         self.start = stop
         return out
 

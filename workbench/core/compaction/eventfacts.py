@@ -280,8 +280,7 @@ class EventFacts:
             return None
         rows = self._text_rows
         if rows is None:   # made when first read: each seq's row (-1: none)
-            seqs = np.frombuffer(self._text_seq, dtype=np.int64) if len(self._text_seq) else \
-                np.zeros(0, np.int64)
+            seqs = np.array(self._text_seq, dtype=np.int64)   # a copy: the array grows
             dense = np.full(max(self.count, int(seqs.max()) + 1 if len(seqs) else 0), -1,
                             dtype=np.int32)
             dense[seqs] = np.arange(len(seqs), dtype=np.int32)
@@ -308,6 +307,6 @@ class EventFacts:
 
 def _scatter(dense: np.ndarray, rows: array, values: array) -> None:
     if len(rows):
-        keep = np.frombuffer(rows, dtype=np.int64)
+        keep = np.array(rows, dtype=np.int64)   # copies: `rows` and `values` may grow
         inside = keep < len(dense)
-        dense[keep[inside]] = np.frombuffer(values, dtype=np.int32)[inside]
+        dense[keep[inside]] = np.array(values, dtype=np.int32)[inside]
