@@ -284,7 +284,6 @@ class EventFacts:
             dense = np.full(max(self.count, int(seqs.max()) + 1 if len(seqs) else 0), -1,
                             dtype=np.int32)
             dense[seqs] = np.arange(len(seqs), dtype=np.int32)
-            del seqs
             rows = self._text_rows = array("i", dense.tobytes())
         row = rows[seq] if 0 <= seq < len(rows) else -1
         if row < 0:
