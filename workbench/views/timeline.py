@@ -67,21 +67,13 @@ MEASURE_LABEL = "dsh measure (what DSH compares with the threshold)"
 """Legend of the dsh series when it is DSH's own `measure()` over the whole log."""
 
 
-def _measure(session: Session, frame: pd.DataFrame,
-             surface: np.ndarray) -> tuple[np.ndarray, str | None]:
+def _measure(session: Session, surface: np.ndarray) -> tuple[np.ndarray, str | None]:
     """DSH's measure after every event (`measure_series`), from the one pass's log index;
     replayed once per session (`ViewData.measured`: a redraw with other meters reuses it)."""
     data = view_data(session)
     if data.measured is None:
-        scan = session.index
-        turn, step = scan.turn, scan.step
-        types = frame["type"].astype("string").fillna("").tolist()
-
-        def step_of(seq: int) -> tuple[object, object]:
-            return turn[seq], step[seq]
-
-        data.measured = measure_series(types, np.nan_to_num(surface).astype(np.int64),
-                                       session.prices, session.events.__getitem__, step_of,
+        data.measured = measure_series(session.events, session.index,
+                                       np.nan_to_num(surface).astype(np.int64), session.prices,
                                        version=session.version)
     return data.measured
 
@@ -101,7 +93,7 @@ def request_tokens(session: Session, frame: pd.DataFrame, meters: Sequence[str],
         surface = frame[f"surface_tokens_{meter}"].astype("Float64").to_numpy(
             dtype=np.float64, na_value=np.nan)
         if meter == "dsh" and 0 < n <= replay_limit:
-            values, error = _measure(session, frame, surface)
+            values, error = _measure(session, surface)
             out["request_tokens_dsh"] = values
             stop = int(np.isnan(values).argmax()) if np.isnan(values).any() else n
             labels.append(MEASURE_LABEL if error is None else

@@ -10,26 +10,30 @@ only, its surface fed from the known per-event surface totals and node prices (`
 measures where the header or the anchor changed (a step event is folded for its checks only),
 and takes every other event's total from the latest offset and the event's surface total: the
 rule stays `TokenMeter`'s; the log is read again only for the state events (headers and model
-messages in v4; v0's chunks too, which its anchors assemble).
+messages in v4; v0's chunks too, which its anchors assemble), once, in seq order
+(`workbench.io.payloads.read_events`); step events are built from the index's turn and step.
 
 Invariant: equal, at every seq, to a `TokenMeter` replay measuring after each event (tested on
 every corpus log).
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
+from workbench.core.index import LogIndex
 from workbench.core.tokens.measure import TokenMeter
 from workbench.core.tokens.surface_prices import SurfacePlan
 from workbench.errors import MeterError
 from workbench.io.generations import nested_streams
+from workbench.io.payloads import read_events
 
 STATE_TYPES = frozenset({"request/header", "step/start", "step/end", "assistant/message"})
 """Event types (besides v0's chunks) after which the measure's offset may change."""
-_STEP_TYPES = frozenset({"step/start", "step/end"})
+_STEP_NAMES = ("step/start", "step/end")
+_STEP_TYPES = frozenset(_STEP_NAMES)
 
 
 class KnownSurface:
@@ -62,15 +66,30 @@ class KnownSurface:
         return []
 
 
-def measure_series(types: Sequence[str], totals: np.ndarray, prices: np.ndarray,
-                   event_at: Callable[[int], dict], step_of: Callable[[int], tuple[Any, Any]],
-                   *, version: int) -> tuple[np.ndarray, str | None]:
-    """`totalTokens` after each event (float, NaN after a refusal) and the meter's message when
-    it refused the log. `types[i]`, `totals[i]` (surface total after event i) and `prices[i]`
-    (its node price, -1 when log-only) describe event i; `event_at(i)` reads it; `step_of(i)`
-    gives a step event's ``(turn, step)``, so step events are not read."""
-    n = len(types)
+def measure_series(events: Sequence[dict], index: LogIndex, totals: np.ndarray,
+                   prices: np.ndarray, *, version: int) -> tuple[np.ndarray, str | None]:
+    """`totalTokens` after each event of `events` (float, NaN after a refusal) and the meter's
+    message when it refused the log. `index` is the log's index (type, structural turn and step
+    per seq), `totals[i]` the surface total after event i and `prices[i]` its node price (-1
+    when log-only). The state events are read once, in seq order (`read_events`); a step
+    event is not read: its ``(turn, step)`` is the index's."""
+    n = index.n
     chunks = not nested_streams(version)
+    codes = index.types.codes
+    read_kinds = (STATE_TYPES - _STEP_TYPES) | ({"assistant/chunk"} if chunks else set())
+    kinds = np.full(len(index.types.values) + 1, -1, dtype=np.int8)  # code -> 0 read, 1/2 step
+    for name in read_kinds:
+        if name in codes:
+            kinds[codes[name]] = 0
+    for k, name in enumerate(_STEP_NAMES, 1):
+        if name in codes:
+            kinds[codes[name]] = k
+    of_seq = kinds[index.type_codes]            # a missing type (-1) reads the table's last entry
+    state = np.flatnonzero(of_seq >= 0)
+    steps = of_seq[state].tolist()
+    turns, step_nos = (np.where(c.mask[state], None, c.values[state].astype(object)).tolist()
+                       for c in (index.turn, index.step))
+    reader = read_events(events, state[of_seq[state] == 0].tolist())
     meter = TokenMeter(version=version)
     surface = KnownSurface(np.asarray(totals, dtype=np.int64), np.asarray(prices))
     meter.surface = surface   # type: ignore[assignment]
@@ -79,14 +98,12 @@ def measure_series(types: Sequence[str], totals: np.ndarray, prices: np.ndarray,
     error = None
     stop = n
     measured: tuple[Any, Any] = (None, None)    # the (header, anchor) of the latest offset
-    for seq, kind in enumerate(types):
-        if kind not in STATE_TYPES and not (chunks and kind == "assistant/chunk"):
-            continue
-        if kind in _STEP_TYPES:
-            turn, step = step_of(seq)
-            event = {"type": kind, "seq": seq, "data": {"turn": turn, "step": step}}
+    for seq, step, turn, step_no in zip(state.tolist(), steps, turns, step_nos):
+        if step:
+            event = {"type": _STEP_NAMES[step - 1], "seq": seq,
+                     "data": {"turn": turn, "step": step_no}}
         else:
-            event = event_at(seq)
+            event = next(reader)[1]
         surface.at(seq)
         try:
             meter.fold(event)
