@@ -3,6 +3,8 @@
 Signatures follow plotly express: the frame first, then column names as keywords, so a notebook
 can plot any frame with the same columns. The live views wrap these figures in
 `go.FigureWidget` and only move the cursor afterwards (`CURSOR_SHAPE` is always shape 0).
+Traces are added as dicts, validated once by the figure (a `go.Scatter` would be validated
+when made and again when added: the bracket chart of a 1.3M-event log carries 7,120 points).
 
 Log-derived text (compaction ids, errors) reaches plotly's pseudo-HTML labels only through
 `workbench.views.html.escape`, so a ``<a href="javascript:...">`` in a log stays text.
@@ -158,20 +160,20 @@ def token_timeline_figure(frame: pd.DataFrame, *, x: str = "seq",
         tx, ty = thin(xs, _numeric(frame, column), max_points)
         label = (f"{str(column).removeprefix('surface_tokens_')} surface"
                  if str(column).startswith("surface_tokens_") else str(column))
-        fig.add_trace(go.Scatter(x=tx, y=ty, mode="lines", name=escape(label),
-                                   line=dict(shape="hv", color=METER_COLORS[i % len(METER_COLORS)]),
-                                   hovertemplate="seq %{x}<br>%{y:,} tokens<extra>%{fullData.name}"
-                                                 "</extra>"))
+        fig.add_trace(dict(type="scatter", x=tx, y=ty, mode="lines", name=escape(label),
+                           line=dict(shape="hv", color=METER_COLORS[i % len(METER_COLORS)]),
+                           hovertemplate="seq %{x}<br>%{y:,} tokens<extra>%{fullData.name}"
+                                         "</extra>"))
     for column in usage:
         uy = _numeric(frame, column)
         keep = ~np.isnan(uy)
         ux, uy = xs[keep], uy[keep]
         if len(uy) > max_points:
             ux, uy = thin(ux, uy, max_points)
-        fig.add_trace(go.Scatter(x=ux, y=uy, mode="markers", name=escape(column),
-                                   marker=dict(size=5, symbol="diamond"),
-                                   hovertemplate="seq %{x}<br>%{y:,} reported<extra>"
-                                                 "%{fullData.name}</extra>"))
+        fig.add_trace(dict(type="scatter", x=ux, y=uy, mode="markers", name=escape(column),
+                           marker=dict(size=5, symbol="diamond"),
+                           hovertemplate="seq %{x}<br>%{y:,} reported<extra>"
+                                         "%{fullData.name}</extra>"))
     window = context_window
     if isinstance(context_window, str):
         values = _numeric(frame, context_window) if context_window in frame else np.zeros(0)
@@ -251,8 +253,8 @@ def bracket_chart_figure(frame: pd.DataFrame, *, start: str = "start_seq",
     fig = go.Figure()
     for name, (xs, ys, symbols, custom) in traces.items():
         color = STATUS_COLORS.get(name, "#888")
-        fig.add_trace(go.Scatter(
-            x=xs, y=ys, mode="lines+markers", name=escape(name), showlegend=False,
+        fig.add_trace(dict(
+            type="scatter", x=xs, y=ys, mode="lines+markers", name=escape(name), showlegend=False,
             line=dict(color=color, width=6), marker=dict(size=11, symbol=symbols, color=color,
                                                          line=dict(color="#222", width=1)),
             customdata=custom,
@@ -292,9 +294,10 @@ def context_fill_figure(frame: pd.DataFrame, *, context_window: float | None,
     if context_window:
         for i, (column, name) in enumerate(zip(meters, names, strict=True)):
             tx, ty = thin(xs, _numeric(frame, column), max_points)
-            fig.add_trace(go.Scatter(
-                x=tx, y=ty * 100.0 / context_window, mode="lines", name=escape(name),
-                customdata=ty, line=dict(shape="hv", color=METER_COLORS[i % len(METER_COLORS)]),
+            fig.add_trace(dict(
+                type="scatter", x=tx, y=ty * 100.0 / context_window, mode="lines",
+                name=escape(name), customdata=ty,
+                line=dict(shape="hv", color=METER_COLORS[i % len(METER_COLORS)]),
                 hovertemplate="seq %{x}<br>%{customdata:,.0f} tokens, %{y:.1f} % of the window"
                               "<extra>%{fullData.name}</extra>"))
         lines = [(100.0, "#d62728", f"context window {context_window:,.0f}")]
