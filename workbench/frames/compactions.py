@@ -60,9 +60,11 @@ def _usage(usage: Any, key: str) -> int | None:
 
 
 def _seqs(values: Any) -> list[int] | None:
+    """The integral values of logged `values` (`_int` of each), in order (None: none logged)."""
     if values is None:
         return None
-    return [v for v in (_int(x) for x in values) if v is not None]
+    ints = [x if type(x) is int else _int(x) for x in values]
+    return [v for v in ints if v is not None] if None in ints else ints
 
 
 def _duration(start: Any, end: Any) -> int | None:
@@ -162,7 +164,7 @@ def _compaction_rows(session: AnalysedLog) -> dict[str, list]:
             "logged_shadowed_start": _int(r.logged_range[0]) if r.logged_range else None,
             "logged_shadowed_end": _int(r.logged_range[1]) if r.logged_range else None,
             "logged_shadowed_seqs": _seqs(r.logged_shadowed_seqs),
-            "shadowed_seqs": _seqs(audit.hidden_seqs),
+            "shadowed_seqs": None if audit.hidden_seqs is None else list(audit.hidden_seqs),
             "shadowed_count": None if audit.hidden_seqs is None else len(audit.hidden_seqs),
             "logged_shadowed_tokens": _int(r.logged_shadowed_tokens),
             "shadowed_tokens": audit.computed_shadowed_tokens,
