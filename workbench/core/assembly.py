@@ -96,11 +96,12 @@ class BlockAssembler:
         self._replay: Any = ABSENT
 
     def _ensure(self, index: Any, block_type: Any) -> _Partial:
+        """The block at `index`, started with `block_type` when it is new (a started block
+        keeps its type)."""
         key = _map_key(index)
         partial = self._partials.get(key)
         if partial is None:
-            partial = _Partial(block_type)
-            self._partials[key] = partial
+            partial = self._partials[key] = _Partial(block_type)
             self._order.append((index, partial))
         return partial
 
@@ -111,9 +112,7 @@ class BlockAssembler:
         get = chunk.get               # a dict chunk: js_get(chunk, key) is get(key, ABSENT)
         ctype = get("type", ABSENT)
         if ctype == "block-start":
-            index = get("index", ABSENT)
-            if _map_key(index) not in self._partials:
-                self._ensure(index, get("blockType", ABSENT))
+            self._ensure(get("index", ABSENT), get("blockType", ABSENT))
         elif ctype == "text-delta" or ctype == "reasoning-delta":
             text = get("text", ABSENT)
             self.text_delta(get("index", ABSENT), "text" if ctype == "text-delta" else "reasoning",
@@ -279,13 +278,14 @@ def _fed(stream: Iterable[Any]) -> BlockAssembler:
     """An assembler fed the stored records of `stream` (`assemble_stream`)."""
     assembler = BlockAssembler()
     text_delta, tool_delta = assembler.text_delta, assembler.tool_delta
+    push = assembler.push
     for record in stream:
-        rtype = js_get(record, "type")
-        if rtype == "text-chunks" or rtype == "reasoning-chunks":
+        rtype = record.get("type", ABSENT) if type(record) is dict else js_get(record, "type")
+        if rtype == "chunk":
+            push(record.get("chunk", ABSENT))
+        elif rtype == "text-chunks" or rtype == "reasoning-chunks":
             text_delta(record.get("index", ABSENT), "text" if rtype == "text-chunks" else "reasoning",
                        "".join(record.get("texts") or ()))
-        elif rtype == "chunk":
-            assembler.push(record.get("chunk", ABSENT))
         elif rtype == "tool-call-chunks":
             tool_delta(record.get("index", ABSENT), record.get("id", ABSENT),
                        record.get("name", ABSENT), "".join(record.get("args") or ()))

@@ -38,16 +38,21 @@ from workbench.io.generations import nested_streams, system_node
 from workbench.io.jsjson import ABSENT, is_number, js_str
 
 
+_USAGE_KEYS = ("inputTokens", "cacheReadTokens", "cacheWriteTokens", "outputTokens")
+
+
 def usage_total(usage: Any) -> Any:
     """Reference `usageTokens`: input + cacheRead + cacheWrite + output (disjoint buckets)."""
-    def get(key: str) -> Any:
-        value = usage.get(key, ABSENT) if type(usage) is dict else ABSENT
-        return 0 if value is ABSENT or value is None else value
-
-    parts = [get("inputTokens"), get("cacheReadTokens"), get("cacheWriteTokens"), get("outputTokens")]
-    if not all(is_number(p) for p in parts):
-        raise MeterError(f"token meter: usage {js_str(usage)} is not numeric")
-    return sum(parts)
+    get = usage.get if type(usage) is dict else None
+    total = 0
+    for key in _USAGE_KEYS:
+        value = get(key) if get is not None else None    # absent and null count 0
+        if value is None:
+            continue
+        if not is_number(value):
+            raise MeterError(f"token meter: usage {js_str(usage)} is not numeric")
+        total += value
+    return total
 
 
 @dataclass(frozen=True)
@@ -243,8 +248,9 @@ class TokenMeter:
             if system_node(self.version):
                 anchor_surface = anchor.surface + anchor.assistant_tokens
                 estimated = envelope + anchor_surface
-                if anchor.usage is not ABSENT and usage_total(anchor.usage) >= estimated:
-                    baseline = Baseline("usage", usage_total(anchor.usage), anchor.usage)
+                reported = usage_total(anchor.usage) if anchor.usage is not ABSENT else None
+                if reported is not None and reported >= estimated:
+                    baseline = Baseline("usage", reported, anchor.usage)
                 else:
                     baseline = Baseline("estimated", estimated)
             else:
