@@ -39,6 +39,8 @@ class V3Codec(V4Codec):
     """`RowCodec` of format v3: the v4 row decoder with `admit_row_v3` as the screen."""
 
     after_issue_types = frozenset(("turn/end", *SCREENED))
+    screened = SCREENED
+    admit = staticmethod(admit_row_v3)
     __slots__ = ()
 
     def screen(self, value: Any, raw: bytes) -> None:

@@ -159,33 +159,40 @@ class V4Codec:
     def holds_turn_end(value: Any) -> bool:
         return type(value) is dict and value.get("type") == "turn/end"
 
-    def take(self, value: Any, raw: bytes, line: int, expected: int) -> dict:
+    screened = _ADMISSION_TYPES
+    """The row types `take` runs `admit` on (the types any admission rule applies to)."""
+    admit = staticmethod(admit_row)
+    """The row admission of the format (raises `SyntaxRefusal`)."""
+
+    def take(self, value: Any, raw: bytes, line: int, expected: int) -> dict | None:
         """`screen` then `decode` of one line in one call, returning the event itself.
 
         The common row (a plain envelope: integer ``seq`` equal to `expected`, integer ``time``,
         no ``ignorable``/``sourceEventSeqs``, not a ``session/end-seed``) is settled here; any
-        other goes the general way. Raises what `screen` or `decode` raise, with no side effect.
+        other goes the general way (None: a row that is not an object or lacks a required key;
+        else `decode`). Raises what `screen` or `decode` raise (or `SyntaxRefusal`, which the
+        general path turns into the same refusal), with no side effect.
         """
-        if type(value) is dict:
-            kind = value.get("type")
-            if kind in _ADMISSION_TYPES:
-                self.screen(value, raw)
-            seq = value.get("seq")
-            time = value.get("time")
-            if (type(seq) is int and seq == expected and type(time) is int and -_MAX <= time <= _MAX
-                    and type(kind) is str and "data" in value and kind != "session/end-seed"):
-                if len(value) == 4:
+        try:
+            kind = value["type"]
+            seq = value["seq"]
+            time = value["time"]
+        except (KeyError, TypeError):  # not an object, or a required key missing
+            return None
+        if kind in self.screened:
+            self.admit(value, raw)
+        if (type(seq) is int and seq == expected and type(time) is int and -_MAX <= time <= _MAX
+                and type(kind) is str and "data" in value and kind != "session/end-seed"):
+            if len(value) == 4:
+                return value
+            if value.keys() <= _EVENT_KEYS and "ignorable" not in value:
+                sources = value.get("sourceEventSeqs", ABSENT)
+                if sources is ABSENT:
                     return value
-                if value.keys() <= _EVENT_KEYS and "ignorable" not in value:
-                    sources = value.get("sourceEventSeqs", ABSENT)
-                    if sources is ABSENT:
+                if type(sources) is list and len(sources) == 1:  # a plain earlier seq: kept as it is
+                    source = sources[0]
+                    if type(source) is int and 0 <= source < seq:
                         return value
-                    if type(sources) is list and len(sources) == 1:  # a plain earlier seq: kept as it is
-                        source = sources[0]
-                        if type(source) is int and 0 <= source < seq:
-                            return value
-            return self.decode(value, line, expected)[0]
-        self.screen(value, raw)
         return self.decode(value, line, expected)[0]
 
     def decode(self, value: Any, line: int, expected: int) -> list:
