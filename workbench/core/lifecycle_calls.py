@@ -30,49 +30,57 @@ class CallRules:
     step: Any
     provider: Any
 
-    def _tool(self, event: Mapping[str, Any], kind: str, seq: Any, data: dict) -> None:
-        if kind == "tool/result":
-            op = event.get("surfaceOp")
-            if not (type(op) is str and op == "append"):
-                self._require_turn(kind)
-                return
+    def _advertise(self, event: Mapping[str, Any], kind: str, seq: Any, data: dict) -> None:
+        """``assistant/message``: its tool-call blocks are the step's advertised calls."""
         self._require_step(kind, data)
         tools = self.tools
-        if kind == "assistant/message":
-            message = record(data.get("message", ABSENT), "assistant message")
-            for block in array(message.get("content", ABSENT), "assistant content"):
-                if type(block) is not dict:
-                    record(block, "assistant content block")
-                if block.get("type") != "tool-call":
-                    continue
-                call_id = block.get("id", ABSENT)
-                if type(call_id) is not str or not call_id:
-                    text(call_id, "tool call id")
-                if call_id in tools:
-                    raise Violation(f"assistant/message repeats advertised tool call {call_id}")
-                tools[call_id] = {"name": block.get("name", ABSENT), "arguments": block.get("arguments", ABSENT),
-                                  "started": False}
-            return
-        if kind == "tool/result":
-            message = record(data.get("message", ABSENT), "tool result message")
-            call_id = message.get("toolCallId", ABSENT)
-        else:
-            message = None
-            call_id = data.get("callId", ABSENT)
+        message = record(data.get("message", ABSENT), "assistant message")
+        for block in array(message.get("content", ABSENT), "assistant content"):
+            if type(block) is not dict:
+                record(block, "assistant content block")
+            if block.get("type") != "tool-call":
+                continue
+            call_id = block.get("id", ABSENT)
+            if type(call_id) is not str or not call_id:
+                text(call_id, "tool call id")
+            if call_id in tools:
+                raise Violation(f"assistant/message repeats advertised tool call {call_id}")
+            tools[call_id] = {"name": block.get("name", ABSENT), "arguments": block.get("arguments", ABSENT),
+                              "started": False}
+
+    def _start(self, event: Mapping[str, Any], kind: str, seq: Any, data: dict) -> None:
+        """``tool/call``: starts one advertised call, exactly as advertised."""
+        self._require_step(kind, data)
+        call_id = data.get("callId", ABSENT)
         if type(call_id) is not str or not call_id:
             text(call_id, "tool call id")
+        pending = self.tools.get(call_id)
+        if pending is None:
+            raise Violation(f"{kind} {call_id} has no advertised tool lifecycle")
+        if (pending["started"] or not same(pending["name"], data.get("name", ABSENT))
+                or not same(pending["arguments"], data.get("arguments", ABSENT))):
+            raise Violation(f"tool/call {call_id} does not match one advertised tool call")
+        pending["started"] = True
+
+    def _answer(self, event: Mapping[str, Any], kind: str, seq: Any, data: dict) -> None:
+        """``tool/result``: an appended result answers a started call (or repairs one never
+        started); a replacement only needs an open turn."""
+        op = event.get("surfaceOp")
+        if not (type(op) is str and op == "append"):
+            self._require_turn(kind)
+            return
+        self._require_step(kind, data)
+        message = record(data.get("message", ABSENT), "tool result message")
+        call_id = message.get("toolCallId", ABSENT)
+        if type(call_id) is not str or not call_id:
+            text(call_id, "tool call id")
+        tools = self.tools
         pending = tools.get(call_id)
         if pending is None:
             raise Violation(f"{kind} {call_id} has no advertised tool lifecycle")
-        if message is None:
-            if (pending["started"] or not same(pending["name"], get(data, "name"))
-                    or not same(pending["arguments"], get(data, "arguments"))):
-                raise Violation(f"tool/call {call_id} does not match one advertised tool call")
-            pending["started"] = True
-        else:
-            if not pending["started"] and not not_started_repair(event, data, message, call_id):
-                raise Violation(f"tool/result {call_id} is not the exact TOOL_NOT_STARTED repair")
-            del self.tools[call_id]
+        if not pending["started"] and not not_started_repair(event, data, message, call_id):
+            raise Violation(f"tool/result {call_id} is not the exact TOOL_NOT_STARTED repair")
+        del tools[call_id]
 
     def _developer(self, event: Mapping[str, Any], kind: str, seq: Any, data: dict) -> None:
         if "headerSeq" not in data:
