@@ -19,14 +19,12 @@ and stream loops run only when the line can hold one of the names they look for.
 """
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from workbench.io.jsjson import ABSENT, is_neg_zero, is_safe_int, js_str
 from workbench.io.retired import SyntaxRefusal, retired_syntax, stream_chunks
 
 _IMAGE_TYPES = ("image/png", "image/jpeg", "image/webp", "image/gif")
-_SUSPECT_NAME = re.compile(rb"tool-(?:res|add|rem)")
 _ADMISSION_TYPES = frozenset((
     "user/message", "developer/message", "system/message", "assistant/message", "assistant/attempt",
     "tool/result", "team/message/queued", "agent/inbox/spliced", "session/title-llm-request",
@@ -332,10 +330,12 @@ def _plain_message(row: dict, kind: str) -> bool:
 
 
 def _suspect(raw: bytes) -> bool:
-    """Whether a row's bytes may hold a wrapper or tool-change block name: spelled out, or with
-    a ``\\u00XX`` escape, the only escape that spells a character of these ASCII names (the
-    short escapes give ``"``, ``\\``, ``/`` and control characters). Substring tests first."""
-    return (b"tool-" in raw and _SUSPECT_NAME.search(raw) is not None) or b"\\u00" in raw
+    """Whether a row's bytes may hold a wrapper or tool-change block name: spelled out (``tool-re``
+    begins ``tool-result`` and ``tool-removal``, ``tool-ad`` ``tool-addition``: two substring
+    searches, cheaper than one regex on rows full of ``tool-call``), or with a ``\\u00XX``
+    escape, the only escape that spells a character of these ASCII names (the short escapes
+    give ``"``, ``\\``, ``/`` and control characters)."""
+    return b"tool-re" in raw or b"tool-ad" in raw or b"\\u00" in raw
 
 
 def admit_row(row: Any, raw: bytes | None = None) -> None:
