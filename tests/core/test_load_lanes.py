@@ -243,3 +243,44 @@ def test_an_admitted_tool_result_passes_the_stored_shape_and_sources(mid, role, 
     memo = stored.ShapeMemo(4)
     assert memo.cleared(row, "tool/result") and memo.shape(row) is None and memo.surface(row) is None
     del Violation
+
+
+_block = st.one_of(st.sampled_from(["text", "tool-addition", "tool-removal", "tool-call", "tool-result", 7]).map(
+    lambda kind: {"type": kind, "text": "a", "toolName": "t"}), st.just("loose"))
+
+
+@settings(max_examples=400, deadline=None)
+@given(kind=st.sampled_from(["system/message", "user/message", "assistant/message", "tool/result"]),
+       role=st.sampled_from(["developer", "user", "assistant", "system", "tool", None]),
+       content=st.one_of(st.lists(_block, max_size=3), st.just("text")),
+       shape=st.sampled_from(["object", "message-not-object", "data-not-object"]),
+       error=st.booleans(), is_error=st.sampled_from([True, False, None]), escaped=st.booleans())
+def test_an_admitted_message_row_passes_the_stored_event_data_rules(kind, role, content, shape, error, is_error,
+                                                                   escaped) -> None:
+    """`ShapeMemo.cleared` takes a v4 message row's ``validateSessionEventData`` verdict from row
+    admission: every row of the four cleared types that admission lets through passes it, the
+    tool-change names spelled literally or with a ``\\u00XX`` escape in the line's bytes."""
+    from workbench.io.admission_v4 import SyntaxRefusal, admit_row
+
+    message: dict = {"id": "m1", "content": content, "source": {"kind": "tool", "callId": "c1"}, "toolCallId": "c1"}
+    if role is not None:
+        message["role"] = role
+    if is_error is not None:
+        message["isError"] = is_error
+    data = message if kind == "user/message" else {"turn": 1, "step": 1, "message": message}
+    if shape == "message-not-object":
+        data = "m" if kind == "user/message" else {"turn": 1, "step": 1, "message": "m"}
+    elif shape == "data-not-object":
+        data = ["d"]
+    if error and type(data) is dict:
+        data["error"] = {"name": "E", "code": "C"}
+    row = {"type": kind, "seq": 5, "time": 0, "data": data, "surfaceOp": "append"}
+    raw = json.dumps(row).encode()
+    if escaped:
+        raw = raw.replace(b'"tool-', b'"\\u0074ool-')
+        assert json.loads(raw) == row
+    try:
+        admit_row(row, raw)
+    except SyntaxRefusal:
+        return
+    assert stored.event_data_problem(row) is None

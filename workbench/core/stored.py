@@ -262,17 +262,21 @@ class ShapeMemo:
     def cleared(self, event: Mapping[str, Any], kind: str) -> bool:
         """`planned` for a format-v4 message event (`kind` a surface type other than
         ``developer/message``) that passed v4 row admission, then whether it passes every other
-        per-event stored rule too (its data and shape verdicts, computed here, are None).
+        per-event stored rule too (its shape verdict, computed here, is None).
 
-        A ``tool/result`` that passed admission (``assertV4ToolResultMessage``: string id, tool
-        role, tool source whose ``callId`` is its ``toolCallId``, array content) passes
-        ``assertMessageEventShape``, whose tool-result rules are a subset of admission's: its
-        shape verdict is None without a second reading."""
+        Such an event passes ``validateSessionEventData``, whose rules for these types are a
+        subset of admission's: admission refuses a developer-role message outside
+        ``developer/message`` and a tool-change block in its content (``assertV4DeveloperData``;
+        a row whose bytes hold no such name nor a ``\\u00`` escape has none), and, for a
+        ``tool/result``, data that is not an object and error metadata without
+        ``isError: true`` (``assertV4ToolResultMessage``). Its data verdict is None without a
+        reading. A ``tool/result`` also passes ``assertMessageEventShape``, whose tool-result
+        rules are a subset of admission's (string id, tool role, tool source whose ``callId`` is
+        its ``toolCallId``, array content)."""
         self._event = event
-        self._surface = None
-        self._data = data = event_data_problem(event)
+        self._surface = self._data = None
         self._shape = shape = None if kind == "tool/result" else message_shape_problem(event, version=4)
-        return data is None and shape is None
+        return shape is None
 
     def shape(self, event: Mapping[str, Any]) -> tuple[str, str] | None:
         if self._event is not event:
