@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from workbench.core.index_columns import MaskedInts, Texts, Vocab
-from workbench.core.tool_facts import ToolFacts, as_int
+from workbench.core.tool_facts import INT_LIMIT, ToolFacts, as_int
 
 
 def seq_list(value: Any) -> list[int] | None:
@@ -38,6 +38,9 @@ def seq_list(value: Any) -> list[int] | None:
         return None
     out: list[int] = []
     for item in value:
+        if type(item) is int and -INT_LIMIT < item < INT_LIMIT:   # as_int's common case
+            out.append(item)
+            continue
         if isinstance(item, list) and len(item) == 2:
             a, b = as_int(item[0]), as_int(item[1])
             if a is not None and b is not None and a <= b:

@@ -16,9 +16,9 @@ import numpy as np
 from workbench.core.events import surface_types
 from workbench.core.index import LogIndex, seq_list
 from workbench.core.index_columns import GrowColumn, MaskedInts, SparseInts, TextColumn, Vocab
-from workbench.core.preview import PREVIEWS
+from workbench.core.preview import PREVIEWS, message_preview
 from workbench.core.steps import Step, merged
-from workbench.core.tokens.heuristic import node_price
+from workbench.core.tokens.heuristic import node_price, slot_price
 from workbench.core.tool_facts import INT_LIMIT, ToolFactsBuilder, as_int, stream_start
 from workbench.errors import InternalError
 from workbench.io.generations import nested_streams
@@ -64,8 +64,7 @@ class LogIndexBuilder:
         self._sealed = False
         self._base = [0, 0]   # events and source values moved into the growing columns
         self.row = self._row(has_times)
-        self.steps: dict[str, Step] = merged((self._own_steps(version, has_times),
-                                              self._tools.steps()))
+        self.steps: dict[str, tuple[Step, ...]] = self._own_steps(version, has_times)
 
     @property
     def count(self) -> int:
@@ -77,8 +76,7 @@ class LogIndexBuilder:
         seq, etype = self.count, event.get("type")
         etype = etype if type(etype) is str else str(etype)
         self.row(seq, event, etype)
-        step = self.steps.get(etype)
-        if step is not None:
+        for step in self.steps.get(etype, ()):
             step(seq, event)
 
     def _row(self, has_times: bool) -> Callable[[int, Mapping[str, Any], str], None]:
@@ -89,6 +87,7 @@ class LogIndexBuilder:
         role_row, role_ = sparse["_role"].rows.append, sparse["_role"].values.append
         kind_row, kind_ = sparse["_kind"].rows.append, sparse["_kind"].values.append
         role_code, kind_code = self.roles.code, self.source_kinds.code
+        role_codes, kind_codes = self.roles.codes, self.source_kinds.codes
         rseq_, rstart_, rend_ = self._rseq.append, self._rstart.append, self._rend.append
         id_row, id_ = self._message_id.rows.append, self._message_id.pending.append
         source_row, source_count = self._sources.rows.append, self._sources.values.append
@@ -119,11 +118,13 @@ class LogIndexBuilder:
                 id_(mid)
             if type(role) is str:
                 role_row(i)
-                role_(role_code(role))
+                code = role_codes.get(role)
+                role_(role_code(role) if code is None else code)
             kind = src.get("kind") if type(src) is dict else None
             if type(kind) is str:
                 kind_row(i)
-                kind_(kind_code(kind))
+                code = kind_codes.get(kind)
+                kind_(kind_code(kind) if code is None else code)
 
         def row(i: int, event: Mapping[str, Any], etype: str) -> None:
             code = type_codes.get(etype)
@@ -145,13 +146,14 @@ class LogIndexBuilder:
 
         return row
 
-    def _own_steps(self, version: int, has_times: bool) -> dict[str, Step]:
+    def _own_steps(self, version: int, has_times: bool) -> dict[str, tuple[Step, ...]]:
         """The index's work per event type (the class doc)."""
         sparse = self._sparse
         turn_row, turn_ = sparse["_turn"].rows.append, sparse["_turn"].values.append
         step_row, step_ = sparse["_step"].rows.append, sparse["_step"].values.append
         preview_row, preview_ = self._preview.rows.append, self._preview.pending.append
         stream_seq_, stream_time_ = self._stream_seq.append, self._stream_time.append
+        price_row, price_ = sparse["_price"].rows.append, sparse["_price"].values.append
 
         def turn_start(i: int, event: Mapping[str, Any]) -> None:
             v = as_int(_data(event).get("turn"))
@@ -161,7 +163,9 @@ class LogIndexBuilder:
             step_(_NONE)
 
         def step_start(i: int, event: Mapping[str, Any]) -> None:
-            v = as_int(_data(event).get("step"))
+            v = _data(event).get("step")
+            if type(v) is not int or not -INT_LIMIT < v < INT_LIMIT:   # as_int's common case
+                v = as_int(v)
             step_row(i)
             step_(_NONE if v is None else v)
 
@@ -175,29 +179,61 @@ class LogIndexBuilder:
             step_row(i + 1)
             step_(_NONE)
 
-        def preview(make: Callable[[dict], str | None]) -> Step:
+        advertised, started, answered = self._tools.appenders()
+        streams = nested_streams(version) and has_times
+
+        def stream(i: int, data: Any) -> None:
+            at = stream_start(data)
+            if at is not None:
+                stream_seq_(i)
+                stream_time_(at)
+
+        def node(etype: str) -> Step:
+            """A surface type's step: the event's message slot read once for its node price,
+            its preview and (an assistant message) its tool calls and stream start."""
+            user, assistant = etype == "user/message", etype == "assistant/message"
+            result, timed = etype == "tool/result", assistant and streams
+
+            def step(i: int, event: Mapping[str, Any]) -> None:
+                data = event.get("data")
+                if type(data) is dict:
+                    message = data if user else data.get("message")
+                else:
+                    data = message = None
+                price_row(i)
+                price_(slot_price(etype, message, version=version))
+                preview_row(i)
+                preview_(message_preview(message))
+                if assistant:
+                    advertised(i, message)
+                    if timed:
+                        stream(i, data)
+                elif result and data is not None:
+                    answered(i, event, data)
+            return step
+
+        def preview(etype: str, make: Callable[[dict], str | None]) -> Step:
+            call, timed = etype == "tool/call", streams and etype in _STREAM_TYPES
+
             def step(i: int, event: Mapping[str, Any]) -> None:
                 data = event.get("data")
                 text = make(data if type(data) is dict else {})
                 if text is not None:
                     preview_row(i)
                     preview_(text)
+                if call:
+                    if type(data) is dict:
+                        started(i, data)
+                elif timed:
+                    stream(i, data)
             return step
 
-        def stream(i: int, event: Mapping[str, Any]) -> None:
-            started = stream_start(event)
-            if started is not None:
-                stream_seq_(i)
-                stream_time_(started)
-
-        tables: list[Mapping[str, Step]] = [
+        nodes = surface_types(version)
+        return merged((
             {"turn/start": turn_start, "step/start": step_start, "turn/end": turn_end,
              "step/end": step_end},
-            price_steps(sparse["_price"], version),
-            {etype: preview(make) for etype, make in PREVIEWS.items()}]
-        if nested_streams(version) and has_times:
-            tables.append(dict.fromkeys(_STREAM_TYPES, stream))
-        return merged(tables)
+            {etype: node(etype) for etype in nodes},
+            {etype: preview(etype, make) for etype, make in PREVIEWS.items() if etype not in nodes}))
 
     def _move(self) -> None:
         """Move the rows indexed since the last move into the growing columns. Without `spare`

@@ -140,15 +140,13 @@ class LogPass:
             if type(etype) is not str:
                 etype = str(etype)
             row(seq, event, etype)
-            step = steps.get(etype)
-            if step is not None:
+            for step in steps.get(etype, ()):
                 step(seq, event)
             fed[0] = seq + 1
 
         def feed_plain(event: Mapping[str, Any]) -> None:   # no index: no row
             seq, etype = fed[0], event.get("type")
-            step = steps.get(etype if type(etype) is str else str(etype))
-            if step is not None:
+            for step in steps.get(etype if type(etype) is str else str(etype), ()):
                 step(seq, event)
             fed[0] = seq + 1
         return feed if row is not None else feed_plain

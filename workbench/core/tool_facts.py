@@ -62,9 +62,9 @@ def result_fields(message: Any, version: int) -> tuple[str | None, bool | None]:
     return (cid if type(cid) is str else None), (err if type(err) is bool else None)
 
 
-def stream_start(event: Mapping[str, Any]) -> int | None:
-    """Time of the first record of a v4 assistant stream (v4 §2.1), if any."""
-    data = event.get("data")
+def stream_start(data: Any) -> int | None:
+    """Time of the first record of a v4 assistant stream (v4 §2.1), if any, of an event's
+    `data` (None without one)."""
     stream = data.get("stream") if type(data) is dict else None
     if type(stream) is list and stream and type(stream[0]) is dict:
         first = stream[0]
@@ -98,16 +98,21 @@ class ToolFacts:
 
 
 class ToolFactsBuilder:
-    """`steps()`: the step of each `FACT_TYPES` type (`workbench.core.steps`), fed in seq order;
-    `facts()` returns every row so far (more may be added afterwards: a followed log). The steps
-    are closures over the columns' bound appends: they run for a third of a large log's events."""
+    """`appenders()`: what the log index's step of each `FACT_TYPES` type calls with the
+    event's fields it has read (`workbench.core.index_builder`), in seq order; `facts()`
+    returns every row so far (more may be added afterwards: a followed log). The appenders are
+    closures over the columns' bound appends: they run for a third of a large log's events."""
 
     def __init__(self, version: int) -> None:
         self.version = version
         self._seq, self._kind, self._error = array("q"), array("b"), array("b")
         self._texts = tuple(TextColumn() for _ in range(5))
 
-    def steps(self) -> dict[str, Callable[[int, Mapping[str, Any]], None]]:
+    def appenders(self) -> tuple[Callable[[int, Any], None], Callable[[int, dict], None],
+                                 Callable[[int, Mapping[str, Any], dict], None]]:
+        """``(advertised(seq, message), started(seq, data), answered(seq, event, data))``:
+        the rows of an `assistant/message` (its `data.message`, any value), a `tool/call` and
+        a `tool/result` (their `data` objects)."""
         version = self.version
         seqs, kind_, error_ = self._seq, self._kind.append, self._error.append
         seq_ = seqs.append
@@ -134,9 +139,7 @@ class ToolFactsBuilder:
                     column.flush()
             return k
 
-        def advertised(seq: int, event: Mapping[str, Any]) -> None:
-            data = event.get("data")
-            message = data.get("message") if type(data) is dict else None
+        def advertised(seq: int, message: Any) -> None:
             content = message.get("content") if type(message) is dict else None
             if type(content) is not list:
                 return
@@ -144,14 +147,11 @@ class ToolFactsBuilder:
                 if type(b) is dict and b.get("type") == "tool-call":
                     row(seq, ADVERTISED, -1, b.get("id"), b.get("name"), b.get("arguments"))
 
-        def started(seq: int, event: Mapping[str, Any]) -> None:
-            data = event.get("data")
-            if type(data) is dict:
-                row(seq, STARTED, -1, data.get("callId"), data.get("name"), data.get("arguments"))
+        def started(seq: int, data: dict) -> None:
+            row(seq, STARTED, -1, data.get("callId"), data.get("name"), data.get("arguments"))
 
-        def answered(seq: int, event: Mapping[str, Any]) -> None:
-            data = event.get("data")
-            if type(data) is not dict or event.get("surfaceOp") != "append":
+        def answered(seq: int, event: Mapping[str, Any], data: dict) -> None:
+            if event.get("surfaceOp") != "append":
                 return
             cid, is_error = result_fields(data.get("message"), version)
             k = row(seq, ANSWERED, -1 if is_error is None else int(is_error), cid, None, None)
@@ -165,7 +165,7 @@ class ToolFactsBuilder:
                     ecode_r(k)
                     ecode_(code)
 
-        return {"assistant/message": advertised, "tool/call": started, "tool/result": answered}
+        return advertised, started, answered
 
     def facts(self) -> ToolFacts:
         n = len(self._seq)

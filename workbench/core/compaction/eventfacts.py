@@ -47,8 +47,7 @@ from workbench.core.compaction.pairing import event_delta
 from workbench.core.compaction.textscan import TextScan
 from workbench.core.header import canonical_header
 from workbench.core.projection import derive_message
-from workbench.core.tokens.heuristic import derive_message as node_message
-from workbench.core.tokens.heuristic import estimate_message, message_types
+from workbench.core.tokens.heuristic import estimate_message, message_types, slot_message
 from workbench.io.generations import nested_streams
 from workbench.io.payloads import Overlay
 
@@ -204,7 +203,8 @@ class EventFacts:
             value: int | None = NO_MESSAGE
         elif isinstance(derived, dict) and derived.get("role") == "developer":
             value = DEVELOPER
-        elif (self.priced or price is not None) and node_message(event, version=version) is derived:
+        elif (self.priced or price is not None) and type(event) is dict \
+                and slot_message(kind, derived, version=version) is derived:
             value = price   # node_price priced that very message (None: the price column's)
         else:
             value = estimate_message(derived, version=version)

@@ -158,23 +158,24 @@ def derive_message(event: Any, *, version: int) -> dict | None:
     `image/offload` projections; v0 §4.8, v4 §4.8), or None."""
     if type(event) is not dict:
         return None
-    etype = event.get("type")
     data = event.get("data")
     if type(data) is not dict:
         return None
-    if etype == "user/message":
-        return data
-    if etype == "tool/result":
-        message = data.get("message")
-        return message if type(message) is dict else None
-    if etype in (_V4_MESSAGE_TYPES if nested_streams(version) else _V0_MESSAGE_TYPES):
-        message = data.get("message")
-        if type(message) is not dict:
-            return None
-        content = message.get("content")
-        if type(content) is list and not content:
-            return None
+    etype = event.get("type")
+    return slot_message(etype, data if etype == "user/message" else data.get("message"),
+                        version=version)
+
+
+def slot_message(etype: Any, message: Any, *, version: int) -> dict | None:
+    """`derive_message` of an event of type `etype` whose message slot (its `data` for a
+    `user/message`, else `data.message`; None without a `data` object) holds `message`."""
+    if type(message) is not dict:
+        return None
+    if etype == "user/message" or etype == "tool/result":
         return message
+    if etype in (_V4_MESSAGE_TYPES if nested_streams(version) else _V0_MESSAGE_TYPES):
+        content = message.get("content")
+        return None if type(content) is list and not content else message
     return None
 
 
@@ -185,6 +186,13 @@ def node_price(event: Any, *, version: int) -> int:
     if message is None:
         return 0
     return estimate_message(message, version=version)
+
+
+def slot_price(etype: Any, message: Any, *, version: int) -> int:
+    """`node_price` of an event of type `etype` whose message slot holds `message`
+    (`slot_message`)."""
+    derived = slot_message(etype, message, version=version)
+    return 0 if derived is None else estimate_message(derived, version=version)
 
 
 def price_events(events: Sequence[Any], *, version: int) -> list[int]:
@@ -225,5 +233,6 @@ def price_events(events: Sequence[Any], *, version: int) -> list[int]:
 __all__ = [
     "BLOCK_OVERHEAD", "CHARS_PER_TOKEN", "ROLE_OVERHEAD", "content_pieces", "derive_message", "estimate_content",
     "estimate_header", "estimate_message", "estimate_system_message", "estimate_system_text",
-    "estimate_tools", "message_types", "node_price", "price_events", "structural_json",
+    "estimate_tools", "message_types", "node_price", "price_events", "slot_message", "slot_price",
+    "structural_json",
 ]

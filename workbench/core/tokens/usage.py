@@ -74,23 +74,31 @@ def make_sample(usage: Any, *, seq: Any, turn: Any, step: Any, source: str) -> U
     return UsageSample(*sample_fields(usage, seq, turn, step, source))
 
 
+_COUNT_KEYS = ("inputTokens", "cacheReadTokens", "cacheWriteTokens", "outputTokens")
+
+
 def sample_fields(usage: Any, seq: Any, turn: Any, step: Any, source: str) -> tuple:
     """The `UsageSample` fields (in order, `replaced_by` left out) of one logged `TokenUsage`."""
-    fields = usage if type(usage) is dict else {}
     ok = type(usage) is dict
-    counts = []
-    for key in ("inputTokens", "cacheReadTokens", "cacheWriteTokens", "outputTokens"):
-        value, good = _count(fields.get(key, ABSENT))
-        counts.append(value)
+    get = usage.get if ok else {}.get
+    counts = [get(key, ABSENT) for key in _COUNT_KEYS]
+    for i, value in enumerate(counts):
+        if type(value) is int and 0 <= value < 1 << 63:   # the common cases first, as `_count`
+            continue
+        if value is ABSENT:
+            counts[i] = 0
+            continue
+        counts[i], good = _count(value)
         ok = ok and good
-    reasoning = fields.get("reasoningTokens", ABSENT)
-    total = fields.get("totalTokens", ABSENT)
+    reasoning, total = get("reasoningTokens", ABSENT), get("totalTokens", ABSENT)
     return (seq, turn, step, source, *counts,
             _whole(reasoning) if is_number(reasoning) and reasoning == reasoning else None,
             _whole(total) if is_number(total) and total == total else None, not ok)
 
 
 def _same(a: Any, b: Any) -> bool:
+    if type(a) is int and type(b) is int:
+        return a == b
     if is_number(a) and is_number(b):
         return a == b
     return type(a) is type(b) and a == b

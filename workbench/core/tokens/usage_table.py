@@ -10,7 +10,9 @@ Invariants: a field reads back exactly the value the sample was made with. A pla
 int64 is stored in the field's int64 array, None as a missing flag, anything else (a float such
 as Infinity, an integer beyond int64, a non-int seq/turn/step) as it is in the field's `odd` map
 by row. Rows only grow; `replaced_by` of a row may be set later (a retry of the same turn/step).
-A `view()` is the first rows as of now (a followed log's collector goes on appending).
+A `view()` is the first rows as of now (a followed log's collector goes on appending). Rows are
+added as the tuples the collector builds and moved into the columns a batch at a time (one
+`extend` per column instead of an append per field), before any read.
 """
 from __future__ import annotations
 
@@ -64,6 +66,12 @@ FIELDS = ("seq", "turn", "step", "input_tokens", "cache_read_tokens", "cache_wri
           "output_tokens", "reasoning_tokens", "reported_total", "replaced_by")
 """The `UsageSample` fields kept as int64 columns (`source` and `malformed` are codes)."""
 _LOW, _HIGH = -2**63, 2**63
+_AT = ((0, "seq"), (1, "turn"), (2, "step"), (4, "input_tokens"), (5, "cache_read_tokens"),
+       (6, "cache_write_tokens"), (7, "output_tokens"), (8, "reasoning_tokens"),
+       (9, "reported_total"))
+"""Where each column's value is in a row `UsageTable.add` is given."""
+PENDING_ROWS = 4096
+"""Rows a `UsageTable` holds as given before it moves them into its columns."""
 
 
 class IntColumn:
@@ -85,6 +93,25 @@ class IntColumn:
             self.odd[len(self.values)] = value
         self.values.append(0)
         self.missing.append(value is None)
+
+    def extend(self, values: list[Any]) -> None:
+        """`append` each of `values` (a list of plain int64 ints, or of Nones, in one step)."""
+        kinds = set(map(type, values))
+        if kinds == {int}:
+            try:
+                packed = array("q", values)
+            except OverflowError:
+                pass
+            else:
+                self.values.extend(packed)
+                self.missing.extend(bytes(len(values)))
+                return
+        elif kinds == {type(None)}:
+            self.values.frombytes(bytes(8 * len(values)))
+            self.missing.extend(b"\x01" * len(values))
+            return
+        for value in values:
+            self.append(value)
 
     def set(self, row: int, value: Any) -> None:
         self.odd.pop(row, None)
@@ -123,9 +150,13 @@ class UsageTable(ItemView):
         self.source = array("b") if source is None else source
         self.malformed = bytearray() if malformed is None else malformed
         self._stop = stop
+        self._pending: list[tuple] = []
+        """Rows added and not yet in the columns (`add`; every read moves them: `_flush`)."""
+        self._replaced: dict[int, Any] = {}   # `replaced_by` of pending rows
 
     def view(self) -> UsageTable:
         """The rows so far, sharing the columns (later rows are not seen)."""
+        self._flush()
         return UsageTable(self.columns, self.source, self.malformed, len(self))
 
     def append(self, sample: UsageSample) -> None:
@@ -138,29 +169,39 @@ class UsageTable(ItemView):
 
     def add(self, fields: tuple) -> int:
         """Add a row of the `UsageSample` fields in order but `replaced_by` (None until
-        `set_replaced_by`); returns its row."""
-        c = self.columns
-        (seq, turn, step, source, input_tokens, cache_read, cache_write, output, reasoning,
-         total, malformed) = fields
-        c["seq"].append(seq)
-        c["turn"].append(turn)
-        c["step"].append(step)
-        c["input_tokens"].append(input_tokens)
-        c["cache_read_tokens"].append(cache_read)
-        c["cache_write_tokens"].append(cache_write)
-        c["output_tokens"].append(output)
-        c["reasoning_tokens"].append(reasoning)
-        c["reported_total"].append(total)
-        c["replaced_by"].append(None)
-        self.source.append(_SOURCE_CODES[source])
-        self.malformed.append(malformed)
-        return len(self.source) - 1
+        `set_replaced_by`); returns its row. Rows are kept as they are given and moved into
+        the columns a batch at a time (`PENDING_ROWS`), one `extend` per column."""
+        pending = self._pending
+        pending.append(fields)
+        row = len(self.source) + len(pending) - 1
+        if len(pending) >= PENDING_ROWS:
+            self._flush()
+        return row
 
     def set_replaced_by(self, row: int, seq: Any) -> None:
-        self.columns["replaced_by"].set(row, seq)
+        if row >= len(self.source):
+            self._replaced[row] = seq
+        else:
+            self.columns["replaced_by"].set(row, seq)
+
+    def _flush(self) -> None:
+        pending = self._pending
+        if not pending:
+            return
+        c = self.columns
+        for at, name in _AT:
+            c[name].extend([fields[at] for fields in pending])
+        c["replaced_by"].extend([None] * len(pending))
+        self.source.extend([_SOURCE_CODES[fields[3]] for fields in pending])
+        self.malformed.extend([fields[10] for fields in pending])
+        pending.clear()
+        for row, seq in self._replaced.items():
+            c["replaced_by"].set(row, seq)
+        self._replaced.clear()
 
     def field(self, name: str, row: int) -> Any:
         """One field of one row, without making the sample."""
+        self._flush()
         return self.columns[name][row]
 
     def ints(self, name: str) -> tuple[np.ndarray, np.ndarray, dict[int, Any]]:
@@ -173,12 +214,14 @@ class UsageTable(ItemView):
 
     def source_codes(self) -> np.ndarray:
         """int8 codes into `SOURCES`, one per row (a copy)."""
+        self._flush()
         return np.array(self.source[:len(self)], dtype=np.int8)
 
     def __len__(self) -> int:
-        return len(self.source) if self._stop is None else self._stop
+        return len(self.source) + len(self._pending) if self._stop is None else self._stop
 
     def _item(self, row: int) -> UsageSample:
+        self._flush()
         c = self.columns
         return UsageSample(
             c["seq"][row], c["turn"][row], c["step"][row], SOURCES[self.source[row]],
@@ -187,6 +230,7 @@ class UsageTable(ItemView):
             bool(self.malformed[row]), c["replaced_by"][row])
 
     def __iter__(self) -> Iterator[UsageSample]:
+        self._flush()
         n = len(self)
         c = {name: column.tolist(n) for name, column in self.columns.items()}
         sources = [SOURCES[code] for code in islice(self.source, n)]
