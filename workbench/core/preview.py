@@ -35,7 +35,7 @@ def content_text(content: Any, limit: int = PREVIEW_CHARS) -> str:
     """The visible text of a content-block list (or a plain string), clipped."""
     parts: list[str] = []
     _collect(content, parts, limit * 4)
-    return clip(" ".join(p for p in parts if p), limit)
+    return clip(" ".join(filter(None, parts)), limit)
 
 
 def _collect(content: Any, parts: list[str], budget: int) -> int:
@@ -70,7 +70,7 @@ def _collect(content: Any, parts: list[str], budget: int) -> int:
 
 def message_preview(message: Any, limit: int = PREVIEW_CHARS) -> str:
     """Preview of a model message (`{role, content, ...}`); a checkpoint previews its summary."""
-    if not isinstance(message, Mapping):
+    if type(message) is not dict and not isinstance(message, Mapping):
         return ""
     body = checkpoint_body(message.get("content"))
     if body is not None:
