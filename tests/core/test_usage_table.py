@@ -71,3 +71,29 @@ def test_timeline_usage_columns_are_the_cell_rule_of_each_sample(samples) -> Non
         [s.counted for s in rows] + [None, None]
     assert list(out["source"].astype(object)[:len(rows)]) == [s.source for s in rows]
     assert np.all(np.asarray(out["source"].isna())[len(rows):])
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(_SAMPLES, max_size=16), st.data())
+def test_rows_moved_into_the_columns_in_batches_read_back_every_sample(samples, data) -> None:
+    """`add` keeps rows as given and moves them a batch at a time; a replacement set on a row not
+    moved yet lands on it."""
+    import workbench.core.tokens.usage_table as module
+    saved, module.PENDING_ROWS = module.PENDING_ROWS, data.draw(st.integers(1, 4))
+    replaced = {}
+    try:
+        table = UsageTable()
+        for i, sample in enumerate(samples):
+            table.append(sample)
+            if data.draw(st.booleans()):
+                row, seq = data.draw(st.integers(0, i)), data.draw(_KEYS)
+                table.set_replaced_by(row, seq)
+                replaced[row] = seq
+    finally:
+        module.PENDING_ROWS = saved
+    view = table.view()
+    assert len(view) == len(samples)
+    for i, sample in enumerate(samples):
+        expected = UsageSample(*(getattr(sample, f) for f in UsageSample.__slots__[:-1]),
+                               replaced.get(i, sample.replaced_by))
+        assert _same(view[i], expected) and _same(list(view)[i], expected)
