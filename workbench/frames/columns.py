@@ -275,6 +275,14 @@ def coded(codes: np.ndarray, vocab: Sequence[str], dtype: pd.CategoricalDtype) -
     return pd.Categorical.from_codes(mapped, dtype=dtype)
 
 
+def coded_strings(codes: np.ndarray, vocab: Sequence[str]) -> pd.arrays.ArrowStringArray:
+    """A ``string`` array from codes into `vocab` (-1 = missing): the vocabulary's strings
+    (lone surrogates replaced, `safe_text`) taken by code in Arrow, no Python string per row."""
+    table = pa.array([safe_text(v) for v in vocab], type=pa.large_string())
+    codes = np.asarray(codes)
+    return pd.arrays.ArrowStringArray(table.take(pa.array(codes, mask=codes < 0)))
+
+
 def take(values: Any, index: Any) -> Any:
     """`values` at positions `index` (a list, a numpy array, `MaskedInts`-like or `Texts`)."""
     if isinstance(values, Texts):

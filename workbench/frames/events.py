@@ -23,7 +23,7 @@ import pyarrow as pa
 from workbench.core.index import LogIndex
 from workbench.core.index_columns import MaskedInts
 from workbench.frames.columns import (EVENT_TYPE, INT64_MIN, ROLE, SEQ_LIST, SURFACE_OP, TIME,
-                                      Column, Columns, coded, frame)
+                                      Column, Columns, coded, coded_strings, frame)
 
 if TYPE_CHECKING:
     from workbench.core.analysis import AnalysedLog
@@ -110,7 +110,7 @@ EventMessage: Columns = (
            "role of the carried message (surface events)"),
     Column("message_id", "string", lambda s: s.index.message_id, "id of the carried message"),
     Column("source_kind", "string",
-           lambda s: s.index.source_kinds.decode(s.index.source_kind_codes),
+           lambda s: coded_strings(s.index.source_kind_codes, s.index.source_kinds.values),
            "message `source.kind` (user, model, tool, compact-checkpoint, plugin, ...)"),
     Column("preview", "string", lambda s: s.index.preview,
            "one-line text preview (message text, tool name, end reason, ...)"),

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from workbench.frames.columns import (EVENT_TYPE, ROLE, SEQ_LIST, TIME, Column, Columns,
-                                      coded, frame, take)
+                                      coded, coded_strings, frame, take)
 from workbench.frames.meters import meter_columns, node_prices
 
 if TYPE_CHECKING:
@@ -45,7 +45,7 @@ def _role(scan: LogIndex, seqs: Any) -> pd.Categorical:
 
 
 def _kind(scan: LogIndex, seqs: Any) -> Any:
-    return scan.source_kinds.decode(take(scan.source_kind_codes, seqs))
+    return coded_strings(take(scan.source_kind_codes, seqs), scan.source_kinds.values)
 
 
 # -- surface at a seq ----------------------------------------------------------------------------
