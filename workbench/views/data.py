@@ -297,7 +297,7 @@ class ViewData:
     def navigator(self) -> Navigator:
         targets = [b.start for b in self.brackets]   # the stops: start, and replacement
         targets += [b.replacement if b.replacement >= 0 else b.last for b in self.brackets]
-        requests = [a.seq for a in self.session.attempts]
+        requests = (a.seq for a in self.session.attempts)
         return Navigator(lambda: self.events_frame, n=self.n, types=self.types,
                          compactions=seq_array(targets), requests=seq_array(requests))
 

@@ -13,7 +13,7 @@ log once.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Literal
@@ -39,11 +39,9 @@ def previous_before(targets: np.ndarray, seq: int) -> int | None:
     return int(targets[i - 1]) if i > 0 else None
 
 
-def seq_array(values: object) -> np.ndarray:
-    """Sorted unique int64 seqs from a column or list, missing values dropped."""
-    series = pd.Series(values, dtype="Int64") if not isinstance(values, pd.Series) \
-        else values.astype("Int64")
-    return np.unique(series.dropna().to_numpy(dtype=np.int64))
+def seq_array(seqs: Iterable[int]) -> np.ndarray:
+    """Sorted unique int64 seqs."""
+    return np.unique(np.fromiter(seqs, dtype=np.int64))
 
 
 @dataclass(frozen=True, slots=True)

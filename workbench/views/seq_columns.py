@@ -73,17 +73,15 @@ class AttemptLookup:
     __slots__ = ("_attempts", "_keys", "_which")
 
     def __init__(self, attempts: Sequence[Any]) -> None:
-        keys: list[int] = []
-        which: list[int] = []
-        for i, attempt in enumerate(attempts):
-            keys.append(attempt.seq)
-            which.append(i)
-            if attempt.message_seq is not None:
-                keys.append(attempt.message_seq)
-                which.append(i)
-        found = np.asarray(keys, dtype=np.int64)
-        self._keys, first = np.unique(found, return_index=True)   # first: the earliest entry
-        self._which = np.asarray(which, dtype=np.int64)[first]
+        n = len(attempts)
+        keys = np.empty((n, 2), dtype=np.int64)      # per attempt: its seq, its message seq
+        keys[:, 0] = np.fromiter((a.seq for a in attempts), dtype=np.int64, count=n)
+        keys[:, 1] = np.fromiter((-1 if a.message_seq is None else a.message_seq
+                                  for a in attempts), dtype=np.int64, count=n)
+        which = np.repeat(np.arange(n, dtype=np.int64), 2)
+        kept = keys.ravel() >= 0                     # an attempt without a message: its seq only
+        self._keys, first = np.unique(keys.ravel()[kept], return_index=True)  # the earliest entry
+        self._which = which[kept][first]
         self._attempts = attempts
 
     def get(self, seq: int) -> Any:
