@@ -29,6 +29,6 @@ class BracketChart(FigurePanel):
         title = (f"Compaction attempts ({len(frame)})" if len(frame)
                  else "Compaction attempts: none in this log")
         figure = bracket_chart_figure(frame, cursor=state.step, title=title,
-                                      x_range=self.data.x_range())
+                                      x_range=self.data.x_range(), validate=False)
         super().__init__(state, figure, own_state=own, css_class="wb-bracket-chart",
                          times_ms=self.data.times_ms)

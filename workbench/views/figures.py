@@ -3,8 +3,11 @@
 Signatures follow plotly express: the frame first, then column names as keywords, so a notebook
 can plot any frame with the same columns. The live views wrap these figures in
 `go.FigureWidget` and only move the cursor afterwards (`CURSOR_SHAPE` is always shape 0).
-Traces are added as dicts, validated once by the figure (a `go.Scatter` would be validated
-when made and again when added: the bracket chart of a 1.3M-event log carries 7,120 points).
+A figure is made with its traces (dicts), so each is validated once by the figure, and not at
+all with ``validate=False``: the live views' figures are only copied into a `go.FigureWidget`,
+which validates everything (its later edits too), so validating them first too only doubled the
+work (the bracket chart of a 1.3M-event log carries 7,120 points, each with its symbol and
+customdata).
 
 Log-derived text (compaction ids, errors) reaches plotly's pseudo-HTML labels only through
 `workbench.views.html.escape`, so a ``<a href="javascript:...">`` in a log stays text.
@@ -141,7 +144,8 @@ def token_timeline_figure(frame: pd.DataFrame, *, x: str = "seq",
                           bracket_status: str = "status", cursor: int | None = None,
                           title: str = "Surface tokens over the log",
                           max_points: int = MAX_POINTS,
-                          x_range: Sequence[float] | None = None) -> go.Figure:
+                          x_range: Sequence[float] | None = None,
+                          validate: bool = True) -> go.Figure:
     """Surface tokens per meter and provider-reported usage over seqs.
 
     `meters`: columns holding the surface total of each token meter at every row (default: every
@@ -155,12 +159,12 @@ def token_timeline_figure(frame: pd.DataFrame, *, x: str = "seq",
         meters = [c for c in frame.columns if str(c).startswith("surface_tokens")]
     xs = _numeric(frame, x) if len(frame) else np.zeros(0)
     last_seq = float(np.nanmax(xs)) if len(xs) else 0.0
-    fig = go.Figure()
+    traces = []
     for i, column in enumerate(meters):
         tx, ty = thin(xs, _numeric(frame, column), max_points)
         label = (f"{str(column).removeprefix('surface_tokens_')} surface"
                  if str(column).startswith("surface_tokens_") else str(column))
-        fig.add_trace(dict(type="scatter", x=tx, y=ty, mode="lines", name=escape(label),
+        traces.append(dict(type="scatter", x=tx, y=ty, mode="lines", name=escape(label),
                            line=dict(shape="hv", color=METER_COLORS[i % len(METER_COLORS)]),
                            hovertemplate="seq %{x}<br>%{y:,} tokens<extra>%{fullData.name}"
                                          "</extra>"))
@@ -170,10 +174,11 @@ def token_timeline_figure(frame: pd.DataFrame, *, x: str = "seq",
         ux, uy = xs[keep], uy[keep]
         if len(uy) > max_points:
             ux, uy = thin(ux, uy, max_points)
-        fig.add_trace(dict(type="scatter", x=ux, y=uy, mode="markers", name=escape(column),
+        traces.append(dict(type="scatter", x=ux, y=uy, mode="markers", name=escape(column),
                            marker=dict(size=5, symbol="diamond"),
                            hovertemplate="seq %{x}<br>%{y:,} reported<extra>"
                                          "%{fullData.name}</extra>"))
+    fig = go.Figure(data=traces, _validate=validate)
     window = context_window
     if isinstance(context_window, str):
         values = _numeric(frame, context_window) if context_window in frame else np.zeros(0)
@@ -210,7 +215,8 @@ def bracket_chart_figure(frame: pd.DataFrame, *, start: str = "start_seq",
                          added: str | None = "summary_tokens", error: str | None = "error",
                          cursor: int | None = None,
                          title: str = "Compaction attempts",
-                         x_range: Sequence[float] | None = None) -> go.Figure:
+                         x_range: Sequence[float] | None = None,
+                         validate: bool = True) -> go.Figure:
     """One row per compaction attempt: start → summary → replacement → end, coloured by status,
     with the tokens the attempt hid and added in the hover text and the row label.
 
@@ -250,15 +256,16 @@ def bracket_chart_figure(frame: pd.DataFrame, *, start: str = "start_seq",
                 ys.append(ylabel)
                 symbols.append(symbol)
                 custom.append([row, what, detail])
-    fig = go.Figure()
+    data = []
     for name, (xs, ys, symbols, custom) in traces.items():
         color = STATUS_COLORS.get(name, "#888")
-        fig.add_trace(dict(
+        data.append(dict(
             type="scatter", x=xs, y=ys, mode="lines+markers", name=escape(name), showlegend=False,
             line=dict(color=color, width=6), marker=dict(size=11, symbol=symbols, color=color,
                                                          line=dict(color="#222", width=1)),
             customdata=custom,
             hovertemplate="%{customdata[1]} at seq %{x}<br>%{customdata[2]}<extra></extra>"))
+    fig = go.Figure(data=data, _validate=validate)
     n = len(frame)
     fig.update_layout(title=title, shapes=[_cursor(cursor)], height=max(160, 60 + 28 * n),
                       xaxis_title="seq",
@@ -277,7 +284,8 @@ def context_fill_figure(frame: pd.DataFrame, *, context_window: float | None,
                         names: Sequence[str] | None = None,
                         band: tuple[float | None, float, str] | None = None,
                         max_points: int = MAX_POINTS,
-                        x_range: Sequence[float] | None = None) -> go.Figure:
+                        x_range: Sequence[float] | None = None,
+                        validate: bool = True) -> go.Figure:
     """Token columns `meters` (default: every ``request_tokens_*``, else ``surface_tokens_*``
     column) as a percentage of `context_window`, with the compaction `threshold` (tokens) and
     the full window (100 %) as lines, so a reader sees how close each step came, by each meter;
@@ -289,17 +297,18 @@ def context_fill_figure(frame: pd.DataFrame, *, context_window: float | None,
     names = list(names) if names is not None else [
         str(c).removeprefix("request_tokens_").removeprefix("surface_tokens_") for c in meters]
     xs = _numeric(frame, x) if len(frame) else np.zeros(0)
-    fig = go.Figure()
-    shapes = [_cursor(cursor)]
+    shapes, traces = [_cursor(cursor)], []
     if context_window:
         for i, (column, name) in enumerate(zip(meters, names, strict=True)):
             tx, ty = thin(xs, _numeric(frame, column), max_points)
-            fig.add_trace(dict(
+            traces.append(dict(
                 type="scatter", x=tx, y=ty * 100.0 / context_window, mode="lines",
                 name=escape(name), customdata=ty,
                 line=dict(shape="hv", color=METER_COLORS[i % len(METER_COLORS)]),
                 hovertemplate="seq %{x}<br>%{customdata:,.0f} tokens, %{y:.1f} % of the window"
                               "<extra>%{fullData.name}</extra>"))
+    fig = go.Figure(data=traces, _validate=validate)
+    if context_window:
         lines = [(100.0, "#d62728", f"context window {context_window:,.0f}")]
         if threshold:
             lines.append((threshold * 100.0 / context_window, "#ff7f0e",

@@ -58,7 +58,7 @@ class TokenTimeline(FigurePanel):
             timeline_frame_with_prompt(frame), usage=[PROMPT_COLUMN],
             context_window=self.data.context_window, brackets=self.data.compactions,
             cursor=state.step, title="Surface tokens and provider-reported prompt",
-            x_range=self.data.x_range())
+            x_range=self.data.x_range(), validate=False)
         super().__init__(state, figure, own_state=own, css_class="wb-token-timeline",
                          times_ms=self.data.times_ms)
 
@@ -152,7 +152,7 @@ class ContextFill(FigurePanel):
         figure = context_fill_figure(frame, context_window=window, threshold=self.threshold,
                                      meters=[f"request_tokens_{m}" for m in names],
                                      names=labels, threshold_label=label, cursor=state.step,
-                                     title=title, x_range=self.data.x_range(),
+                                     title=title, x_range=self.data.x_range(), validate=False,
                                      band=None if implied is None else (
                                          implied.low, implied.high, implied.describe()))
         super().__init__(state, figure, own_state=own, css_class="wb-context-fill",
