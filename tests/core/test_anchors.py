@@ -82,6 +82,14 @@ def test_schema_words_of_advertised_tools_are_stopped() -> None:
     assert {t for _, t in text_anchors(text, stop=words)} == {"my_module"}
 
 
+def test_schema_words_of_a_hostile_schema() -> None:
+    """A header's tool schema is log text: a combinator that is not a list is no schema (it
+    made `audit` fail with an internal error)."""
+    tools = [{"name": "t", "parameters": {"anyOf": 5, "oneOf": True, "allOf": "ab", "properties": {
+        "a": {"items": {"anyOf": [{"properties": {"deep": {}}}, 3]}}}}}]
+    assert schema_words(tools) == {"t", "a", "deep"}
+
+
 def test_json_keys_in_prose_are_not_anchors() -> None:
     text = 'config {"retry_count": "fast_path", "maxDepth": "x"}'
     assert {t for _, t in text_anchors(text)} == {"fast_path"}

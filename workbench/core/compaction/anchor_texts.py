@@ -172,8 +172,10 @@ def schema_words(tools: Any) -> frozenset[str]:
             for key in ("items", "additionalProperties"):
                 walk(schema.get(key))
             for key in ("anyOf", "oneOf", "allOf"):
-                for sub in schema.get(key) or ():
-                    walk(sub)
+                subs = schema.get(key)
+                if isinstance(subs, list):   # a log's header may hold any value there
+                    for sub in subs:
+                        walk(sub)
 
     for tool in tools if isinstance(tools, Sequence) and not isinstance(tools, str) else ():
         if isinstance(tool, Mapping):

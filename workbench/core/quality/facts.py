@@ -140,26 +140,30 @@ class FactReader:
 
 class SchemaWords:
     """Schema words of every tool a log advertises (`request/header` ``data.header.tools``),
-    fed its header events in any order."""
+    fed its header events in any order. Tools equal to the last ones fed (a log repeats its
+    tools in every header) have the words already read: `schema_words` reads only names and
+    the shape, which equal JSON values share."""
 
     def __init__(self) -> None:
-        self._words: set[str] = set()
+        self._words: frozenset[str] = frozenset()
         self._seen: set[str] = set()
+        self._last: Any = None
 
     def feed(self, event: Any) -> None:
         data = event.get("data") if isinstance(event, Mapping) else None
         header = data.get("header") if isinstance(data, Mapping) else None
         tools = header.get("tools") if isinstance(header, Mapping) else None
-        if tools is None:
+        if tools is None or tools == self._last:
             return
         fingerprint = json.dumps(tools, sort_keys=True, default=str)
         if fingerprint not in self._seen:
-            self._seen.add(fingerprint)
             self._words |= schema_words(tools)
+            self._seen.add(fingerprint)
+        self._last = tools
 
     @property
     def words(self) -> frozenset[str]:
-        return frozenset(self._words)
+        return self._words
 
 
 def log_schema_words(events: Sequence[Mapping[str, Any]], header_seqs: Iterable[int]
