@@ -26,22 +26,22 @@ content and memos of the texts and lines it has read:
 * anchors depend on the schema words `stop` (never anchors): setting another `stop` forgets the
   anchors remembered (not the probe's facts).
 * a batching scan (`batch=True`, the log's one pass) hands a message's results to a sink
-  (`probe_later`, `anchors_later`): at once when every text of it is remembered, else when the
-  batch of waiting messages is read (`flush`: when `BATCH` messages or `BATCH_CHARS`
-  characters wait, when `stop` changes, and by the caller before it reads the results): the
-  lines of their texts that no memo holds are scanned, each measure's in one run, then each
-  text's result is made from its lines'. A line's results are those of its own scan whenever
-  it runs, so every message gets what it would get at once; only the order in which sinks are
-  called changes (a waiting message is handed its results after later messages whose texts
-  were all remembered).
+  (`probe_later`, `anchors_later`) when the batch of waiting requests is read (`flush`: when
+  `BATCH` requests or `BATCH_CHARS` characters wait, when `stop` changes, and by the caller
+  before it reads the results): each distinct text of the batch is looked up once, the lines
+  of the texts no memo holds are split once and those no memo holds scanned, each measure's in
+  one run, then each text's result is made from its lines'. A line's results are those of its
+  own scan whenever it runs, so every message gets what it would get at once, and the sinks
+  are called in the order asked.
 
 Memory is bounded: at most `TEXTS` texts of up to `TEXT_CHARS` and `LINES` lines of up to
-`LINE_CHARS` characters are remembered (a full memo is cleared); at most `BATCH` messages wait,
-with at most `BATCH_CHARS` characters of text in all (beyond the last message's).
+`LINE_CHARS` characters are remembered (a full memo is cleared); at most `BATCH` requests wait,
+with at most `BATCH_CHARS` characters of text in all (beyond the last request's).
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from itertools import chain
 from typing import Any
 
 from workbench.core.compaction.anchor_texts import message_views
@@ -60,8 +60,9 @@ class TextScan:
     TEXT_CHARS = 8192
     LINES = 1 << 16
     LINE_CHARS = 2048
-    BATCH = 1024
-    """At most this many messages wait before the batch is read (`flush`)."""
+    BATCH = 2048
+    """At most this many requests wait before the batch is read (`flush`; a message asked by
+    both measures is two)."""
     BATCH_CHARS = 1 << 20
 
     def __init__(self, *, probe: bool = True, anchors: bool = True,
@@ -72,7 +73,7 @@ class TextScan:
         """`probe_later` / `anchors_later` wait for a batch of new lines (module doc)."""
         self._stop = stop
         self._waiting: list[tuple[bool, Callable[..., None], int, list]] = []
-        """Messages waiting for the batch: `(probe?, sink, seq, parts or pieces)`, in order."""
+        """Requests waiting for the batch: `(probe?, sink, seq, parts or pieces)`, in order."""
         self._waiting_chars = 0
         self._text_ids = Memo(self.TEXTS)
         """Text -> the ids of its distinct facts, in order."""
@@ -138,27 +139,28 @@ class TextScan:
 
     def probe_later(self, seq: int, message: Any, sink: Callable[[int, int, list[int]], None]
                     ) -> None:
-        """`sink(seq, *probe(message))`, now when every text of it is remembered (or the scan
-        does not batch), else when the batch is scanned (`flush`)."""
+        """`sink(seq, *probe(message))`: now when the scan does not batch, else when the batch
+        is read (`flush`)."""
         parts = (self._walk if message is self._walked else self.message(message))[0]
-        if self.batch and not _all_in(parts, self._text_ids):
-            self._wait(True, sink, seq, parts)
+        if self.batch:
+            self._wait(True, sink, seq, parts, _chars(parts))
         else:
             sink(seq, _chars(parts), self.fact_ids(parts))
 
     def anchors_later(self, seq: int, message: Any,
                       sink: Callable[[int, tuple[tuple[str, str], ...]], None]) -> None:
-        """`sink(seq, anchors(message))`, now or when the batch is scanned (as `probe_later`)."""
+        """`sink(seq, anchors(message))`, now or when the batch is read (as `probe_later`)."""
         pieces = (self._walk if message is self._walked else self.message(message))[1]
-        if self.batch and not _all_in(pieces, self._text_anchors):
-            self._wait(False, sink, seq, pieces)
+        if self.batch:
+            self._wait(False, sink, seq, pieces, sum(len(text) for _, text in pieces))
         else:
             sink(seq, self.anchor_keys(pieces))
 
     def flush(self) -> None:
-        """Read the texts of the waiting messages: the lines no memo holds are scanned, each
-        measure's in one run (its expression and rule tables stay warm); then every waiting
-        message is handed its results, in the order asked."""
+        """Read the texts of the waiting messages: each distinct text once, those no memo holds
+        by their lines, the lines no memo holds scanned in one run per measure (its expression
+        and rule tables stay warm); then every waiting message is handed its results, in the
+        order asked."""
         waiting = self._waiting
         if not waiting:
             return
@@ -167,52 +169,48 @@ class TextScan:
         pieces: dict[tuple[str, str], None] = {}
         for probe, _sink, _seq, items in waiting:
             (texts if probe else pieces).update(dict.fromkeys(items))
-        ids = self._read_batch(texts, False) if texts else {}
-        anchors = self._read_batch(pieces, True) if pieces else {}
+        ids = self._read_batch(texts, False).__getitem__ if texts else None
+        anchors = self._read_batch(pieces, True).__getitem__ if pieces else None
         for probe, sink, seq, items in waiting:
             if probe:
-                sink(seq, _chars(items), self.fact_ids(items, ids))
+                sink(seq, _chars(items), _distinct(_joined(items, ids)))  # type: ignore[arg-type]
             else:
-                sink(seq, self.anchor_keys(items, anchors))
+                sink(seq, tuple(_distinct(_joined(items, anchors))))  # type: ignore[arg-type]
 
-    def _wait(self, probe: bool, sink: Callable[..., None], seq: int, items: list) -> None:
+    def _wait(self, probe: bool, sink: Callable[..., None], seq: int, items: list, chars: int
+              ) -> None:
         waiting = self._waiting
         waiting.append((probe, sink, seq, items))
-        self._waiting_chars += _chars(items) if probe else sum(len(t) for _, t in items)
+        self._waiting_chars += chars
         if len(waiting) >= self.BATCH or self._waiting_chars >= self.BATCH_CHARS:
             self.flush()
 
     def _read_batch(self, items: dict[Any, None], pieces: bool) -> dict[Any, tuple]:
-        """The results of the texts (or `(how, text)` pieces) `items` not remembered yet: their
-        lines no memo holds are scanned in one run, then each text's result is made from its
-        lines' (kept in the text memo as `_scan_ids` / `_scan_anchors` keep them)."""
+        """The results of the texts (or `(how, text)` pieces) `items`: those remembered, and
+        the others read now: their distinct lines no memo holds are scanned in one run, then
+        each text's result is made from its lines' (kept in the text memo as `_text_ids_of` /
+        `_piece_anchors` keep them)."""
         texts, lines, scan = ((self._text_anchors, self._line_anchors, self._anchor_line)
                               if pieces else (self._text_ids, self._line_ids, self._probe_line))
-        split = [(item, (item[1] if pieces else item).split("\n"))
-                 for item in items if item not in texts]
-        new: dict[str, None] = {}
-        for _, text_lines in split:
-            for line in text_lines:
-                if line not in lines:
-                    new[line] = None
-        found = {line: scan(line) for line in new}
-        limit = self.LINE_CHARS
-        for line, result in found.items():
+        known = texts.get
+        done = {item: known(item) for item in items}
+        new = [item for item, result in done.items() if result is None]
+        if not new:
+            return done  # type: ignore[return-value]
+        split = [item[1].split("\n") for item in new] if pieces else [
+            item.split("\n") for item in new]
+        remembered = lines.get
+        found = {line: remembered(line) for line in dict.fromkeys(chain.from_iterable(split))}
+        remember, limit = lines.remember, self.LINE_CHARS
+        for line in [line for line, result in found.items() if result is None]:
+            result = found[line] = scan(line)
             if len(line) <= limit:
-                lines.remember(line, result)
-        done: dict[Any, tuple] = {}
-        for item, text_lines in split:
-            out: list[Any] = []
-            for line in text_lines:
-                result = found.get(line)
-                if result is None:
-                    result = lines.get(line)
-                    if result is None:   # forgotten since (a full memo is emptied)
-                        result = scan(line)
-                if result:
-                    out += result
-            done[item] = self._anchors_of(item, out) if pieces else self._ids_of(item, out)
-        return done
+                remember(line, result)
+        of_line = found.__getitem__
+        made = self._anchors_of if pieces else self._ids_of
+        for item, text_lines in zip(new, split):
+            done[item] = made(item, list(chain.from_iterable(map(of_line, text_lines))))
+        return done  # type: ignore[return-value]
 
     def _probe_line(self, line: str) -> tuple[int, ...]:
         return tuple(interned_facts(line, self._index, self.facts))
@@ -222,50 +220,30 @@ class TextScan:
 
     # -- texts ---------------------------------------------------------------------------------
 
-    def fact_ids(self, parts: Iterable[str], read: Mapping[str, tuple] | None = None
-                 ) -> list[int]:
-        """Ids of the distinct facts of `"\\n".join(parts)`, in order of first appearance
-        (`read`: results of texts just read, `flush`)."""
-        known = self._text_ids
-        out: list[int] = []
-        for part in parts:
-            found = None if read is None else read.get(part)
-            if found is None:
-                found = known.get(part)
-                if found is None:
-                    found = self._scan_ids(part)
-            if found:
-                out += found
-        return list(dict.fromkeys(out)) if len(out) > 1 else out
+    def fact_ids(self, parts: Iterable[str]) -> list[int]:
+        """Ids of the distinct facts of `"\\n".join(parts)`, in order of first appearance."""
+        return _distinct(_joined(parts, self._text_ids_of))  # type: ignore[arg-type]
 
-    def anchor_keys(self, pieces: Sequence[tuple[str, str]],
-                    read: Mapping[tuple[str, str], tuple] | None = None
-                    ) -> tuple[tuple[str, str], ...]:
-        """Distinct anchors of `(how, text)` pieces, in order of first appearance (`read`: as
-        in `fact_ids`)."""
-        known = self._text_anchors
-        seen: dict[tuple[str, str], None] = {}
-        found: tuple[tuple[str, str], ...] | None = ()
-        for piece in pieces:
-            found = None if read is None else read.get(piece)
-            if found is None:
-                found = known.get(piece)
-                if found is None:
-                    found = self._scan_anchors(piece)
-            if found:
-                seen.update(dict.fromkeys(found))
-        return found if len(pieces) == 1 else tuple(seen)  # type: ignore[return-value]
+    def anchor_keys(self, pieces: Sequence[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
+        """Distinct anchors of `(how, text)` pieces, in order of first appearance."""
+        return tuple(_distinct(_joined(pieces, self._piece_anchors)))  # type: ignore[arg-type]
 
-    def _scan_ids(self, text: str) -> tuple[int, ...]:
-        return self._ids_of(text, self._lines(text, self._line_ids, self._probe_line))
+    def _text_ids_of(self, text: str) -> tuple[int, ...]:
+        found = self._text_ids.get(text)
+        if found is None:
+            found = self._ids_of(text, self._lines(text, self._line_ids, self._probe_line))
+        return found
 
     def _ids_of(self, text: str, ids: list[int]) -> tuple[int, ...]:
-        result = tuple(dict.fromkeys(ids)) if len(ids) > 1 else tuple(ids)
+        result = tuple(_distinct(ids))
         return self._text_ids.remember(text, result) if len(text) <= self.TEXT_CHARS else result
 
-    def _scan_anchors(self, piece: tuple[str, str]) -> tuple[tuple[str, str], ...]:
-        return self._anchors_of(piece, self._lines(piece[1], self._line_anchors,
-                                                   self._anchor_line))
+    def _piece_anchors(self, piece: tuple[str, str]) -> tuple[tuple[str, str], ...]:
+        found = self._text_anchors.get(piece)
+        if found is None:
+            found = self._anchors_of(piece, self._lines(piece[1], self._line_anchors,
+                                                        self._anchor_line))
+        return found
 
     def _anchors_of(self, piece: tuple[str, str], scanned: list[tuple[str, str]]
                     ) -> tuple[tuple[str, str], ...]:
@@ -294,8 +272,19 @@ def _chars(parts: Sequence[str]) -> int:
     return sum(map(len, parts)) + len(parts) - 1 if parts else 0
 
 
-def _all_in(items: Iterable[Any], memo: Memo) -> bool:
+def _joined(items: Iterable[Any], result: Callable[[Any], tuple | None]) -> list | None:
+    """The results of `items` (`result(item)`: a tuple, None when not known) one after the
+    other; None when one is not known."""
+    out: list = []
     for item in items:
-        if item not in memo:
-            return False
-    return True
+        found = result(item)
+        if found is None:
+            return None
+        if found:
+            out += found
+    return out
+
+
+def _distinct(found: list) -> list:
+    """`found` without repeats, in order."""
+    return list(dict.fromkeys(found)) if len(found) > 1 else found
