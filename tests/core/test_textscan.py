@@ -132,7 +132,7 @@ def test_a_batched_scan_hands_each_message_its_own_results(batch, small: bool) -
         expected.append(("anchors", seq, tuple(anchor_keys(message_texts(message), stop))))
     scan.flush()
     assert sorted(got, key=repr) == sorted(expected, key=repr)
-    assert scan._waiting == [] and scan._waiting_chars == 0
+    assert scan._probes == [] and scan._pieces == [] and scan._waiting_chars == 0
 
 
 def _own_tool_blocks(message: dict) -> list:

@@ -7,6 +7,7 @@ input, with no bookkeeping per read (a read is a plain `dict.get`).
 """
 from __future__ import annotations
 
+from itertools import islice
 from typing import Any
 
 
@@ -25,6 +26,15 @@ class Memo(dict):
             self.clear()
         self[key] = value
         return value
+
+    def remember_many(self, entries: dict) -> None:
+        """`remember` every entry (one check: the memo is emptied first when they could pass
+        the limit; only the first `limit` are kept of more)."""
+        if len(self) + len(entries) > self.limit:
+            self.clear()
+            if len(entries) > self.limit:
+                entries = dict(islice(entries.items(), self.limit))
+        self.update(entries)
 
 
 __all__ = ["Memo"]

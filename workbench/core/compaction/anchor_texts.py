@@ -136,12 +136,17 @@ def _walk(content: Any, prose: str, parts: list[str] | None, pieces: Pieces | No
                     parts.append(raw)
             if pieces is not None:
                 args = tool_arguments(raw)
-                if type(args) is dict and all(type(v) is str for v in args.values()):
-                    for key, value in args.items():     # the common case: flat string arguments
+                start = len(pieces)
+                if type(args) is dict:   # the common case: flat string arguments
+                    for key, value in args.items():
+                        if type(value) is not str:
+                            del pieces[start:]
+                            break
                         pieces.append(("command" if key in COMMAND_KEYS else "text", value))
-                else:
-                    for key, value in argument_values(args):
-                        pieces.append(("command" if key in COMMAND_KEYS else "text", value))
+                    else:
+                        continue
+                pieces += [("command" if key in COMMAND_KEYS else "text", value)
+                           for key, value in argument_values(args)]
         elif kind == "tool-result":
             if blocks is not None and isinstance(block.get("toolCallId"), str):
                 blocks.append(block)

@@ -39,12 +39,12 @@ from typing import Any
 from workbench.core.compaction.anchor_texts import (
     BOILERPLATE_SOURCES, COMMAND_KEYS, SCHEMA_WORDS, event_texts, message_texts, schema_words,
     strip_checkpoint, tool_arguments)
-from workbench.core.compaction.scanning import TextPattern
+from workbench.core.compaction.scanning import TextPattern, plain
 
 __all__ = ["Anchor", "BOILERPLATE_SOURCES", "COMMAND_KEYS", "KINDS", "RULES", "Rule",
            "SCHEMA_WORDS", "anchor_keys", "event_texts", "extract_anchors", "line_anchors",
-           "message_texts", "piece_anchors", "schema_words", "states", "strip_checkpoint",
-           "text_anchors", "tool_arguments"]
+           "lines_anchors", "message_texts", "piece_anchors", "schema_words", "states",
+           "strip_checkpoint", "text_anchors", "tool_arguments"]
 
 KINDS = ("path", "command", "error", "identifier", "url", "number", "constraint")
 """Anchor kinds (the frames' `kind` column)."""
@@ -184,22 +184,20 @@ class _Scanner:
         self.pattern = TextPattern(r"(?<!\w)(?:" + "|".join(
             f"(?P<r{i}>{RULES[i].pattern})" for i in rules) + ")", re.MULTILINE)
         """Compiled for any line and for plain ASCII (`scanning.TextPattern`)."""
-        self.rules: list[tuple[Rule, int] | None] = [None] * (self.pattern.unicode.groups + 1)
-        """A rule's enclosing group number (a match's `lastindex`: it closes last) -> the rule
-        and that number (the rule's own groups follow it)."""
+        self.rules: list[tuple[str, int, Any, int, bool] | None] = [None] * (
+            self.pattern.unicode.groups + 1)
+        """A rule's enclosing group number (a match's `lastindex`: it closes last) -> the rule's
+        kind, the group holding its anchor, its normaliser, that enclosing number (the rule's
+        own groups follow it) and whether it is the error-line rule."""
         for i in rules:
+            rule = RULES[i]
             base = self.pattern.groupindex[f"r{i}"]
-            self.rules[base] = (RULES[i], base)
+            self.rules[base] = (rule.kind, base + rule.group, rule.normalise, base,
+                                rule.name == "error-line")
 
     @classmethod
-    def of(cls, line: str) -> _Scanner:
-        mask = _ALWAYS
-        for literal, bits in _LITERAL_NEEDS:
-            if literal in line:
-                mask |= bits
-        for pattern, bits in _PATTERN_NEEDS:
-            if pattern.search(line) is not None:
-                mask |= bits
+    def of(cls, mask: int) -> _Scanner:
+        """The scanner of the rules in a rule mask (bit `i`: `RULES[i]`)."""
         scanner = cls._compiled.get(mask)
         if scanner is None:
             scanner = cls._compiled[mask] = cls([i for i in range(len(RULES)) if mask >> i & 1])
@@ -216,16 +214,6 @@ _PATTERN_NEEDS = tuple((feature, bits) for feature, bits in _NEEDS
 """Each feature a line may have, with the rules that need it (as bits of a rule mask)."""
 
 
-def _clean(line: str) -> str:
-    if "<" in line:
-        line = _TAGS.sub(" ", line)
-    if ": " in line:
-        line = _LINE_NUMBER.sub("", line)
-    if "[exit code: 0]" in line:
-        line = line.replace("[exit code: 0]", " ")
-    return _JSON_KEY.sub(" ", line) if '"' in line else line
-
-
 def text_anchors(text: str, *, stop: frozenset[str] = frozenset()) -> list[tuple[str, str]]:
     """Every `(kind, text)` anchor occurrence of `text` by `RULES`, in order (repeats included;
     constraints excluded: they depend on who wrote the text). `stop`: extra schema words. A text
@@ -238,20 +226,47 @@ def text_anchors(text: str, *, stop: frozenset[str] = frozenset()) -> list[tuple
 
 def line_anchors(line: str, stop: frozenset[str]) -> list[tuple[str, str]]:
     """`text_anchors` of one line (no line break)."""
-    out: list[tuple[str, str]] = []
-    line = _clean(line)
-    scanner = _Scanner.of(line)
-    rules = scanner.rules
-    for match in scanner.pattern.scanner(line).finditer(line):
-        rule, base = rules[match.lastindex]  # type: ignore[index,misc]
-        value = (match.group(base + rule.group) if rule.normalise is None
-                 else rule.normalise(match, base))
-        if not value or value in SCHEMA_WORDS or value in stop:
-            continue
-        out.append((rule.kind, value))
-        if rule.name == "error-line":   # the line's own paths, ids, ... count too
-            rest = match.group()[len(match.group().split(None, 1)[0]):]
-            out += line_anchors(rest, stop)
+    return list(lines_anchors((line,), stop)[0])
+
+
+def lines_anchors(lines: Sequence[str], stop: frozenset[str]
+                  ) -> list[tuple[tuple[str, str], ...]]:
+    """`line_anchors` of each of `lines` (one call for a batch of lines). A line is cleaned of
+    boilerplate (tags, a line-number prefix, the exit-code-0 marker, JSON keys), then scanned
+    with the rules its features allow (`_Scanner`); an error line's own paths, ids, ... count
+    too."""
+    out = []
+    every = plain(lines)   # cleaning keeps a plain line plain
+    compiled, literal_needs, pattern_needs = _Scanner._compiled, _LITERAL_NEEDS, _PATTERN_NEEDS
+    for line in lines:
+        if "<" in line:
+            line = _TAGS.sub(" ", line)
+        if ": " in line:
+            line = _LINE_NUMBER.sub("", line)
+        if "[exit code: 0]" in line:
+            line = line.replace("[exit code: 0]", " ")
+        if '"' in line:
+            line = _JSON_KEY.sub(" ", line)
+        mask = _ALWAYS
+        for literal, bits in literal_needs:
+            if literal in line:
+                mask |= bits
+        for feature, bits in pattern_needs:
+            if feature.search(line) is not None:
+                mask |= bits
+        scanner = compiled.get(mask) or _Scanner.of(mask)
+        rules, pattern = scanner.rules, scanner.pattern
+        found: list[tuple[str, str]] = []
+        for match in (pattern.ascii if every else pattern.scanner(line)).finditer(line):
+            kind, group, normalise, base, error_line = rules[match.lastindex]  # type: ignore
+            value = match.group(group) if normalise is None else normalise(match, base)
+            if not value or value in SCHEMA_WORDS or value in stop:
+                continue
+            found.append((kind, value))
+            if error_line:
+                whole = match.group()
+                found += line_anchors(whole[len(whole.split(None, 1)[0]):], stop)
+        out.append(tuple(found))
     return out
 
 
@@ -283,9 +298,10 @@ def piece_anchors(how: str, text: str, stop: frozenset[str],
         if kind == "number" and " " in value:
             context, _, number = value.rpartition(" ")
             contexts.setdefault(context, set()).add(number)
-    data = {c for c, numbers in contexts.items() if len(numbers) >= ENUMERATION}
-    found += [(k, v) for k, v in scanned
-              if not data or k != "number" or v.rpartition(" ")[0] not in data]
+    data = {c for c, numbers in contexts.items() if len(numbers) >= ENUMERATION} \
+        if contexts else None
+    found += [(k, v) for k, v in scanned if k != "number" or v.rpartition(" ")[0] not in data] \
+        if data else scanned
     if how == "user":
         found += _constraints(text)
     return found

@@ -20,7 +20,7 @@ from itertools import chain
 from typing import Any
 
 from workbench.core.compaction.anchor_texts import message_views
-from workbench.core.compaction.scanning import TextPattern
+from workbench.core.compaction.scanning import TextPattern, plain
 from workbench.core.requests import Attempt, rebuild_request
 from workbench.core.timeline import SurfaceTimeline
 from workbench.core.tokens.heuristic import estimate_header, estimate_message
@@ -104,30 +104,35 @@ def text_facts(text: str) -> list[tuple[str, str]]:
     hidden messages are scanned one by one (`probe_facts` merges them), a log's texts line by
     line (`textscan.TextScan`)."""
     facts: list[tuple[str, str]] = []
-    return [facts[i] for i in interned_facts(text, fact_index(), facts)]
+    return [facts[i] for i in interned_lines((text,), fact_index(), facts)[0]]
 
 
 def fact_index() -> list[dict[str, int]]:
-    """An empty interning index for `interned_facts`."""
+    """An empty interning index for `interned_lines`."""
     return [{} for _ in CATEGORIES]
 
 
-def interned_facts(text: str, index: list[dict[str, int]], facts: list[tuple[str, str]]
-                   ) -> list[int]:
-    """`text_facts(text)` as ids: `facts[i]` is the fact of id `i`, `index[c][value]` the id of
-    a value of category `CATEGORIES[c]`; a fact not seen yet is added to both."""
+def interned_lines(texts: Sequence[str], index: list[dict[str, int]],
+                   facts: list[tuple[str, str]]) -> list[tuple[int, ...]]:
+    """`text_facts` of each of `texts` as ids (one call for a batch of lines): `facts[i]` is
+    the fact of id `i`, `index[c][value]` the id of a value of category `CATEGORIES[c]`; a fact
+    not seen yet is added to both."""
     out = []
-    append = out.append
-    kinds = _GROUP_KIND
-    for match in _FACTS.scanner(text).finditer(text):
-        category, trim = kinds[match.lastindex]  # type: ignore[index]
-        value = match.group() if trim is None else trim(match.group())
-        known = index[category]
-        fid = known.get(value)
-        if fid is None:
-            fid = known[value] = len(facts)
-            facts.append((CATEGORIES[category], value))
-        append(fid)
+    kinds, categories = _GROUP_KIND, CATEGORIES
+    every = _FACTS.ascii if plain(texts) else None
+    for text in texts:
+        ids = []
+        append = ids.append
+        for match in (every or _FACTS.scanner(text)).finditer(text):
+            category, trim = kinds[match.lastindex]  # type: ignore[index]
+            value = match.group() if trim is None else trim(match.group())
+            known = index[category]
+            fid = known.get(value)
+            if fid is None:
+                fid = known[value] = len(facts)
+                facts.append((categories[category], value))
+            append(fid)
+        out.append(tuple(ids))
     return out
 
 

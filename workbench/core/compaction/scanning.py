@@ -6,12 +6,14 @@ Python's engine tests ``\\w``, ``\\d``, ``\\s`` and ``\\b`` faster under `re.ASC
 text of ASCII characters other than the four information separators U+001C..U+001F the two
 compiles agree on every one of those classes and on case folding (Unicode ``\\s`` also matches
 the separators; the other Unicode-only members of these classes are not ASCII). So
-`TextPattern.scanner(text)` hands back the ASCII compile for such a text and the Unicode one for
-any other: the same matches either way (the tests compare both on generated texts).
+`TextPattern.scanner(text)` hands back the ASCII compile for such a text (`plain`) and the Unicode
+one for any other: the same matches either way (the tests compare both on generated texts). A
+scanner of many lines checks them all at once (`plain(lines)`: true when every one is plain).
 """
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 _UNSAFE = re.compile("[\x1c-\x1f]")
 """ASCII characters the two compiles classify differently (Unicode ``\\s`` only)."""
@@ -32,6 +34,12 @@ class TextPattern:
 
     def scanner(self, text: str) -> re.Pattern[str]:
         """The compile that scans `text` fastest with the Unicode pattern's matches."""
-        if text.isascii() and _UNSAFE.search(text) is None:
-            return self.ascii
-        return self.unicode
+        return self.ascii if plain(text) else self.unicode
+
+
+def plain(text: str | Iterable[str]) -> bool:
+    """Whether a text (or every one of some texts, checked at once) is ASCII without the four
+    separators: the ASCII compile scans it with the Unicode compile's matches."""
+    if not isinstance(text, str):
+        text = "".join(text)
+    return text.isascii() and _UNSAFE.search(text) is None

@@ -20,7 +20,7 @@ content and memos of the texts and lines it has read:
   `anchors.text_anchors`), so a text's results are its lines' results in turn: exact. Each
   measure keeps its own regular expression (`probe._FACTS`, the anchors' `RULES`): they claim
   spans in different orders, so one alternation cannot serve both.
-* the probe's facts are interned (`probe.interned_facts`): `facts[i]` is the `(category,
+* the probe's facts are interned (`probe.interned_lines`): `facts[i]` is the `(category,
   value)` of id `i`, ids in order of first appearance; a message keeps a few ids, never its
   text.
 * anchors depend on the schema words `stop` (never anchors): setting another `stop` forgets the
@@ -31,8 +31,8 @@ content and memos of the texts and lines it has read:
   before it reads the results): each distinct text of the batch is looked up once, the lines
   of the texts no memo holds are split once and those no memo holds scanned, each measure's in
   one run, then each text's result is made from its lines'. A line's results are those of its
-  own scan whenever it runs, so every message gets what it would get at once, and the sinks
-  are called in the order asked.
+  own scan whenever it runs, so every message gets what it would get at once, and each
+  measure's sinks are called in the order asked.
 
 Memory is bounded: at most `TEXTS` texts of up to `TEXT_CHARS` and `LINES` lines of up to
 `LINE_CHARS` characters are remembered (a full memo is cleared); at most `BATCH` requests wait,
@@ -45,8 +45,8 @@ from itertools import chain
 from typing import Any
 
 from workbench.core.compaction.anchor_texts import message_views
-from workbench.core.compaction.anchors import line_anchors, piece_anchors
-from workbench.core.compaction.probe import fact_index, interned_facts
+from workbench.core.compaction.anchors import lines_anchors, piece_anchors
+from workbench.core.compaction.probe import fact_index, interned_lines
 from workbench.io.memo import Memo
 
 Pieces = list[tuple[str, str]]
@@ -72,8 +72,10 @@ class TextScan:
         self.batch = batch
         """`probe_later` / `anchors_later` wait for a batch of new lines (module doc)."""
         self._stop = stop
-        self._waiting: list[tuple[bool, Callable[..., None], int, list]] = []
-        """Requests waiting for the batch: `(probe?, sink, seq, parts or pieces)`, in order."""
+        self._probes: list[tuple[Callable[..., None], int, list[str], int]] = []
+        """Probe requests waiting for the batch: `(sink, seq, parts, their joined length)`."""
+        self._pieces: list[tuple[Callable[..., None], int, Pieces]] = []
+        """Anchor requests waiting for the batch: `(sink, seq, pieces)`."""
         self._waiting_chars = 0
         self._text_ids = Memo(self.TEXTS)
         """Text -> the ids of its distinct facts, in order."""
@@ -137,61 +139,65 @@ class TextScan:
 
     # -- batches -------------------------------------------------------------------------------
 
-    def probe_later(self, seq: int, message: Any, sink: Callable[[int, int, list[int]], None]
-                    ) -> None:
+    def probe_later(self, seq: int, message: Any,
+                    sink: Callable[[int, int, Sequence[int]], None]) -> None:
         """`sink(seq, *probe(message))`: now when the scan does not batch, else when the batch
         is read (`flush`)."""
         parts = (self._walk if message is self._walked else self.message(message))[0]
+        chars = _chars(parts)
         if self.batch:
-            self._wait(True, sink, seq, parts, _chars(parts))
+            self._probes.append((sink, seq, parts, chars))
+            self._wait(chars)
         else:
-            sink(seq, _chars(parts), self.fact_ids(parts))
+            sink(seq, chars, self.fact_ids(parts))
 
     def anchors_later(self, seq: int, message: Any,
                       sink: Callable[[int, tuple[tuple[str, str], ...]], None]) -> None:
         """`sink(seq, anchors(message))`, now or when the batch is read (as `probe_later`)."""
         pieces = (self._walk if message is self._walked else self.message(message))[1]
         if self.batch:
-            self._wait(False, sink, seq, pieces, sum(len(text) for _, text in pieces))
+            self._pieces.append((sink, seq, pieces))
+            self._wait(sum([len(text) for _, text in pieces]))
         else:
             sink(seq, self.anchor_keys(pieces))
 
-    def flush(self) -> None:
-        """Read the texts of the waiting messages: each distinct text once, those no memo holds
-        by their lines, the lines no memo holds scanned in one run per measure (its expression
-        and rule tables stay warm); then every waiting message is handed its results, in the
-        order asked."""
-        waiting = self._waiting
-        if not waiting:
-            return
-        self._waiting, self._waiting_chars = [], 0
-        texts: dict[str, None] = {}
-        pieces: dict[tuple[str, str], None] = {}
-        for probe, _sink, _seq, items in waiting:
-            (texts if probe else pieces).update(dict.fromkeys(items))
-        ids = self._read_batch(texts, False).__getitem__ if texts else None
-        anchors = self._read_batch(pieces, True).__getitem__ if pieces else None
-        for probe, sink, seq, items in waiting:
-            if probe:
-                sink(seq, _chars(items), _distinct(_joined(items, ids)))  # type: ignore[arg-type]
-            else:
-                sink(seq, tuple(_distinct(_joined(items, anchors))))  # type: ignore[arg-type]
-
-    def _wait(self, probe: bool, sink: Callable[..., None], seq: int, items: list, chars: int
-              ) -> None:
-        waiting = self._waiting
-        waiting.append((probe, sink, seq, items))
+    def _wait(self, chars: int) -> None:
         self._waiting_chars += chars
-        if len(waiting) >= self.BATCH or self._waiting_chars >= self.BATCH_CHARS:
+        if len(self._probes) + len(self._pieces) >= self.BATCH \
+                or self._waiting_chars >= self.BATCH_CHARS:
             self.flush()
 
-    def _read_batch(self, items: dict[Any, None], pieces: bool) -> dict[Any, tuple]:
-        """The results of the texts (or `(how, text)` pieces) `items`: those remembered, and
-        the others read now: their distinct lines no memo holds are scanned in one run, then
-        each text's result is made from its lines' (kept in the text memo as `_text_ids_of` /
-        `_piece_anchors` keep them)."""
-        texts, lines, scan = ((self._text_anchors, self._line_anchors, self._anchor_line)
-                              if pieces else (self._text_ids, self._line_ids, self._probe_line))
+    def flush(self) -> None:
+        """Read the texts of the waiting requests: each distinct text once, those no memo holds
+        by their lines, the lines no memo holds scanned in one run per measure (its expression
+        and rule tables stay warm); then each measure's requests are handed their results, in
+        the order asked."""
+        probes, pieces = self._probes, self._pieces
+        if not (probes or pieces):
+            return
+        self._probes, self._pieces, self._waiting_chars = [], [], 0
+        if probes:
+            ids = self._read(dict.fromkeys(chain.from_iterable(
+                [parts for _, _, parts, _ in probes])), False).__getitem__
+            for sink, seq, parts, chars in probes:
+                sink(seq, chars, ids(parts[0]) if len(parts) == 1 else tuple(
+                    dict.fromkeys(chain.from_iterable(map(ids, parts)))))
+        if pieces:
+            anchors = self._read(dict.fromkeys(chain.from_iterable(
+                [items for _, _, items in pieces])), True).__getitem__
+            for sink, seq, items in pieces:
+                sink(seq, anchors(items[0]) if len(items) == 1 else tuple(
+                    dict.fromkeys(chain.from_iterable(map(anchors, items)))))
+
+    def _read(self, items: Iterable[Any], pieces: bool) -> dict[Any, tuple]:
+        """The results of the texts (or `(how, text)` pieces) `items`, by distinct item: those
+        remembered, and the others read now: each new text split once, its distinct lines no
+        memo holds scanned in one run (`probe.interned_lines`, `anchors.lines_anchors`), then
+        each new text's result made from its lines' (the probe's: its distinct facts; the
+        anchors': `anchors.piece_anchors`, distinct). Texts up to `TEXT_CHARS` and lines up to
+        `LINE_CHARS` characters are remembered."""
+        texts, lines = ((self._text_anchors, self._line_anchors) if pieces
+                        else (self._text_ids, self._line_ids))
         known = texts.get
         done = {item: known(item) for item in items}
         new = [item for item, result in done.items() if result is None]
@@ -201,70 +207,40 @@ class TextScan:
             item.split("\n") for item in new]
         remembered = lines.get
         found = {line: remembered(line) for line in dict.fromkeys(chain.from_iterable(split))}
-        remember, limit = lines.remember, self.LINE_CHARS
-        for line in [line for line, result in found.items() if result is None]:
-            result = found[line] = scan(line)
-            if len(line) <= limit:
-                remember(line, result)
+        missing = [line for line, result in found.items() if result is None]
+        if missing:
+            scanned = (lines_anchors(missing, self._stop) if pieces
+                       else interned_lines(missing, self._index, self.facts))
+            found.update(zip(missing, scanned))
+            limit = self.LINE_CHARS
+            lines.remember_many({line: result for line, result in zip(missing, scanned)
+                                 if len(line) <= limit})
         of_line = found.__getitem__
-        made = self._anchors_of if pieces else self._ids_of
-        for item, text_lines in zip(new, split):
-            done[item] = made(item, list(chain.from_iterable(map(of_line, text_lines))))
+        if pieces:
+            stop = self._stop
+            results = [tuple(dict.fromkeys(piece_anchors(how, text, stop, list(
+                chain.from_iterable(map(of_line, text_lines))))))
+                for (how, text), text_lines in zip(new, split)]
+        else:
+            results = [tuple(dict.fromkeys(chain.from_iterable(map(of_line, text_lines))))
+                       for text_lines in split]
+        done.update(zip(new, results))
+        limit = self.TEXT_CHARS
+        texts.remember_many({item: result for item, result in zip(new, results)
+                             if len(item[1] if pieces else item) <= limit})
         return done  # type: ignore[return-value]
-
-    def _probe_line(self, line: str) -> tuple[int, ...]:
-        return tuple(interned_facts(line, self._index, self.facts))
-
-    def _anchor_line(self, line: str) -> tuple[tuple[str, str], ...]:
-        return tuple(line_anchors(line, self._stop))
 
     # -- texts ---------------------------------------------------------------------------------
 
-    def fact_ids(self, parts: Iterable[str]) -> list[int]:
+    def fact_ids(self, parts: Sequence[str]) -> list[int]:
         """Ids of the distinct facts of `"\\n".join(parts)`, in order of first appearance."""
-        return _distinct(_joined(parts, self._text_ids_of))  # type: ignore[arg-type]
+        read = self._read(parts, False)
+        return _distinct(_joined(parts, read.__getitem__))  # type: ignore[arg-type]
 
     def anchor_keys(self, pieces: Sequence[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
         """Distinct anchors of `(how, text)` pieces, in order of first appearance."""
-        return tuple(_distinct(_joined(pieces, self._piece_anchors)))  # type: ignore[arg-type]
-
-    def _text_ids_of(self, text: str) -> tuple[int, ...]:
-        found = self._text_ids.get(text)
-        if found is None:
-            found = self._ids_of(text, self._lines(text, self._line_ids, self._probe_line))
-        return found
-
-    def _ids_of(self, text: str, ids: list[int]) -> tuple[int, ...]:
-        result = tuple(_distinct(ids))
-        return self._text_ids.remember(text, result) if len(text) <= self.TEXT_CHARS else result
-
-    def _piece_anchors(self, piece: tuple[str, str]) -> tuple[tuple[str, str], ...]:
-        found = self._text_anchors.get(piece)
-        if found is None:
-            found = self._anchors_of(piece, self._lines(piece[1], self._line_anchors,
-                                                        self._anchor_line))
-        return found
-
-    def _anchors_of(self, piece: tuple[str, str], scanned: list[tuple[str, str]]
-                    ) -> tuple[tuple[str, str], ...]:
-        how, text = piece
-        result = tuple(dict.fromkeys(piece_anchors(how, text, self._stop, scanned)))
-        return self._text_anchors.remember(piece, result) if len(text) <= self.TEXT_CHARS \
-            else result
-
-    def _lines(self, text: str, known: Memo, scan: Callable[[str], tuple]) -> list[Any]:
-        """What `scan` finds in each line of `text`, concatenated; a line's finds are read from
-        (and, up to `LINE_CHARS` characters, kept in) the measure's line memo `known`."""
-        out: list[Any] = []
-        for line in text.split("\n"):
-            found = known.get(line)
-            if found is None:
-                found = scan(line)
-                if len(line) <= self.LINE_CHARS:
-                    known.remember(line, found)
-            if found:
-                out += found
-        return out
+        read = self._read(pieces, True)
+        return tuple(_distinct(_joined(pieces, read.__getitem__)))  # type: ignore[arg-type]
 
 
 def _chars(parts: Sequence[str]) -> int:
