@@ -219,8 +219,8 @@ def text_anchors(text: str, *, stop: frozenset[str] = frozenset()) -> list[tuple
     constraints excluded: they depend on who wrote the text). `stop`: extra schema words. A text
     is scanned line by line: its anchors are those of each line in turn."""
     out: list[tuple[str, str]] = []
-    for line in text.split("\n"):
-        out += line_anchors(line, stop)
+    for found in lines_anchors(text.split("\n"), stop):
+        out += found
     return out
 
 
