@@ -16,7 +16,7 @@ import numpy as np
 from workbench.core.events import surface_types
 from workbench.core.index import LogIndex, seq_list
 from workbench.core.index_columns import GrowColumn, MaskedInts, SparseInts, TextColumn, Vocab
-from workbench.core.preview import PREVIEWS, message_preview
+from workbench.core.preview import PREVIEWS
 from workbench.core.steps import Step, merged
 from workbench.core.tokens.heuristic import node_price, slot_price
 from workbench.core.tool_facts import INT_LIMIT, ToolFactsBuilder, as_int, stream_start
@@ -189,10 +189,12 @@ class LogIndexBuilder:
                 stream_time_(at)
 
         def node(etype: str) -> Step:
-            """A surface type's step: the event's message slot read once for its node price,
-            its preview and (an assistant message) its tool calls and stream start."""
+            """A surface type's step: the event's data and message slot read once for its
+            node price, its preview and (an assistant message) its tool calls and stream
+            start."""
             user, assistant = etype == "user/message", etype == "assistant/message"
             result, timed = etype == "tool/result", assistant and streams
+            make = PREVIEWS.get(etype, _no_preview)
 
             def step(i: int, event: Mapping[str, Any]) -> None:
                 data = event.get("data")
@@ -202,8 +204,10 @@ class LogIndexBuilder:
                     data = message = None
                 price_row(i)
                 price_(slot_price(etype, message, version=version))
-                preview_row(i)
-                preview_(message_preview(message))
+                text = make({} if data is None else data)
+                if text is not None:
+                    preview_row(i)
+                    preview_(text)
                 if assistant:
                     advertised(i, message)
                     if timed:
@@ -317,6 +321,10 @@ def price_steps(column: SparseInts, version: int) -> dict[str, Step]:
         row_(i)
         price_(node_price(event, version=version))
     return dict.fromkeys(surface_types(version), price)
+
+
+def _no_preview(data: dict) -> None:
+    return None
 
 
 def _int_or_none(value: Any) -> int:
