@@ -14,21 +14,12 @@ faithful reader must see what JavaScript sees:
 lines orjson cannot represent exactly (negative zero, infinities, lone surrogates, invalid UTF-8),
 and to `workbench.io.deepjson` for a text nested deeper than either parser goes (containers
 below `deepjson.MATERIALISED_DEPTH` levels are `Deep` values holding their JSON text).
-
-Invariant: no value a reader hands out is materialised deeper than `MAX_DEPTH` levels. orjson
-refuses a deeper text, and the stdlib path reads a text with more than
-`deepjson.MATERIALISED_DEPTH` openers through `deepjson` (at most that many levels), so its own
-recursion never decides the depth. Every walker of a log value (`stringify`, schema and content
-walks, the report's renderers) may recurse a few frames per level: importing this module raises
-the interpreter's recursion limit to `RECURSION_LIMIT` if it is lower, so a value orjson accepts
-can always be walked (Python-to-Python calls use no C stack in CPython 3.11).
 """
 from __future__ import annotations
 
 import json
 import math
 import re
-import sys
 from decimal import Decimal
 from typing import Any
 
@@ -40,15 +31,6 @@ from workbench.errors import UnsupportedValue, WorkbenchError
 
 MAX_SAFE_INTEGER = 2**53 - 1
 """`Number.MAX_SAFE_INTEGER`: a format constant, not a tunable."""
-
-MAX_DEPTH = 1024
-"""Levels orjson materialises before it refuses a text: the deepest value a reader hands out."""
-
-RECURSION_LIMIT = 4 * MAX_DEPTH + 1000
-"""Frames a walk of a `MAX_DEPTH`-deep value may need (a few per level, plus the caller's stack)."""
-
-if sys.getrecursionlimit() < RECURSION_LIMIT:
-    sys.setrecursionlimit(RECURSION_LIMIT)
 
 
 class JSONError(WorkbenchError, ValueError):
@@ -130,10 +112,11 @@ def loads(data: bytes | bytearray | memoryview | str) -> Any:
             except (orjson.JSONDecodeError, UnicodeEncodeError):
                 pass
         text = data
-    from workbench.io.deepjson import MATERIALISED_DEPTH, loads_deep
-    if text.count("[") + text.count("{") > MATERIALISED_DEPTH:  # may be nested deeper
+    try:
+        return slow_loads(text)
+    except RecursionError:
+        from workbench.io.deepjson import loads_deep
         return loads_deep(text)
-    return slow_loads(text)
 
 
 def slow_loads(text: str) -> Any:

@@ -11,11 +11,10 @@ in these pieces live in `workbench.core.compaction.anchors`.
 """
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
-
-from workbench.io import jsjson
 
 if TYPE_CHECKING:
     from workbench.core.compaction.textscan import Pieces
@@ -47,7 +46,7 @@ def strip_checkpoint(text: str) -> str:
 @lru_cache(maxsize=4096)
 def _parsed(raw: str) -> Any:
     try:
-        return jsjson.loads(raw)  # JSON.parse, as DSH reads them; depth bounded (io.jsjson)
+        return json.loads(raw)
     except ValueError:
         return raw
 

@@ -17,7 +17,6 @@ from typing import Any
 
 from workbench.core.compaction.anchors import schema_words, tool_arguments
 from workbench.core.compaction.textscan import TextScan
-from workbench.io.jsjson import Deep
 from workbench.io.payloads import read_events
 
 REFETCH_KEYS = ("file_path", "filePath", "path", "command", "cmd", "query", "q", "pattern",
@@ -53,13 +52,6 @@ def _message(event: Mapping[str, Any]) -> Any:
     return data if event.get("type") == "user/message" else data.get("message")
 
 
-def _deep_text(value: Any) -> str:
-    """A `Deep` value (arguments nested past `deepjson.MATERIALISED_DEPTH`) by its JSON text."""
-    if isinstance(value, Deep):
-        return value.text
-    raise TypeError(f"not JSON: {type(value).__name__}")
-
-
 def _target(arguments: Any) -> str:
     args = tool_arguments(arguments)
     if isinstance(args, dict):
@@ -67,7 +59,7 @@ def _target(arguments: Any) -> str:
             value = args.get(key)
             if isinstance(value, str) and value:
                 return value
-        return json.dumps(args, sort_keys=True, ensure_ascii=False, default=_deep_text)
+        return json.dumps(args, sort_keys=True, ensure_ascii=False)
     return str(arguments)
 
 
