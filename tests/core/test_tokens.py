@@ -170,11 +170,6 @@ def version(request) -> int:
     return request.param
 
 
-def test_price_events_matches_node_price(version: int) -> None:
-    events = script(version).events
-    assert price_events(events, version=version) == [node_price(e, version=version) for e in events]
-
-
 def test_shape_totals_match_the_price_fold_at_every_event(version: int) -> None:
     events = script(version).events
     shape = surface_shape(events, version=version)

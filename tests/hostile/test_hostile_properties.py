@@ -7,8 +7,9 @@ rules:
   decimal of the same double are the same value: both logs get the same verdict and defects;
 * a usage count of any size is a valid count (DSH writes back what JavaScript read): the log stays
   clean;
-* `JSON.parse` accepts deep nesting: a value nested thousands of levels deep gets the verdict the
-  same value one level deep gets;
+* `JSON.parse` accepts deep nesting: a value nested hundreds or thousands of levels deep, in
+  place of any value under ``data`` (a tool schema, a message's content, an unknown field), gets
+  the verdict the same value one level deep gets;
 * text content is data: a long string of odd unicode keeps the verdict of the original log.
 
 More examples: ``WORKBENCH_HYPOTHESIS_EXAMPLES=200``.
@@ -20,7 +21,7 @@ import os
 from pathlib import Path
 
 from hostile_checks import every_command, every_frame
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from tour_script import tour_script
@@ -56,6 +57,15 @@ def _numeric_paths(value, path=()):
     elif isinstance(value, list):
         for i, v in enumerate(value):
             yield from _numeric_paths(v, (*path, i))
+
+
+def _value_paths(value, path=()):
+    """Paths of every value under `value`, containers included."""
+    yield path
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(
+        value, list) else ()
+    for k, v in items:
+        yield from _value_paths(v, (*path, k))
 
 
 def _usage_paths(value, path=()):
@@ -121,6 +131,7 @@ def test_out_of_range_number_in_any_field(version, pick, number, tmp_path_factor
 @given(version=st.sampled_from([0, 4]), pick=st.integers(min_value=0, max_value=10**6),
        number=st.one_of(BIG_INTS.map(str), st.sampled_from(["1e308", "1e400", "1.5e300"])),
        bucket=st.sampled_from(["inputTokens", "outputTokens", "totalTokens", "cacheReadTokens"]))
+@example(version=0, pick=1, number="1e400", bucket="inputTokens")  # the report's step viewer
 def test_any_usage_count_keeps_a_clean_log_clean(version, pick, number, bucket, tmp_path_factory,
                                                  capsys):
     tmp = tmp_path_factory.mktemp("usage")
@@ -143,7 +154,8 @@ def test_any_usage_count_keeps_a_clean_log_clean(version, pick, number, bucket, 
 
 @SETTINGS
 @given(version=st.sampled_from([0, 4]), pick=st.integers(min_value=0, max_value=10**6),
-       depth=st.sampled_from([1_100, 5_000, 200_000]), kind=st.sampled_from(["[", '{"k":']))
+       depth=st.sampled_from([300, 1_000, 1_024, 1_100, 5_000, 200_000]),
+       kind=st.sampled_from(["[", '{"k":']))
 def test_deep_nesting_reads_like_shallow_nesting(version, pick, depth, kind, tmp_path_factory,
                                                  capsys):
     tmp = tmp_path_factory.mktemp("deep")
@@ -157,11 +169,11 @@ def test_deep_nesting_reads_like_shallow_nesting(version, pick, depth, kind, tmp
     name = "d.session.jsonl" if version == 0 else "d.session.v4.jsonl"
     event = json.loads(lines[index])
     event["data"]["zz"] = 0
-    deep = _write(tmp, name, lines[:index] + [_with_text(dict(event), ("data", "zz"), nested(depth))]
-                  + lines[index + 1:])
-    event = json.loads(lines[index])
-    event["data"]["zz"] = 0
-    shallow = _write(tmp, "s" + name, lines[:index] + [_with_text(event, ("data", "zz"), nested(1))]
+    paths = list(_value_paths(event["data"], ("data",)))[1:]
+    path = paths[pick // 101 % len(paths)]
+    deep = _write(tmp, name, lines[:index] + [_with_text(json.loads(json.dumps(event)), path,
+                                                         nested(depth))] + lines[index + 1:])
+    shallow = _write(tmp, "s" + name, lines[:index] + [_with_text(event, path, nested(1))]
                      + lines[index + 1:])
     assert _rules(deep) == _rules(shallow)
     _check_all(deep, tmp, capsys, ("info", "fold", "audit", "report"))

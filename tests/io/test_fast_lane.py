@@ -95,6 +95,23 @@ def test_v4_batched_lane_equals_line_by_line(tail: str, size: int) -> None:
     assert fast == slow
 
 
+CROWDED = [  # more openers than jsjson.MATERIALISED_DEPTH: nested that deep, or not
+    b'{"type":"todo/write","seq":1,"time":2,"data":{"d":' + b"[" * 200 + b"1" + b"]" * 200 + b"}}\n",
+    line({"type": "todo/write", "seq": 2, "time": 3, "data": {"s": "[{" * 150}}),
+    line({"type": "todo/write", "seq": 3, "time": 4, "data": {"w": [[]] * 300}}),
+    b'{"type":"todo/write","seq":4,"time":5,"data":{"d":' + b'{"k":' * 2000 + b"0" + b"}" * 2000
+    + b"}}\n",
+    line({"type": "todo/write", "seq": 5, "time": 6, "data": {}})]
+
+
+@pytest.mark.parametrize("size", [7, 100, 1 << 20])
+def test_crowded_lines_are_bounded_in_the_batched_lane(size: int) -> None:
+    body = line({"type": "todo/write", "seq": 0, "time": 1, "data": {}}) + b"".join(CROWDED)
+    fast = _collect(V4Codec, body, len(V4_HEADER), size, batched=True)
+    assert fast == _collect(V4Codec, body, len(V4_HEADER), size, batched=False)
+    assert fast[1:3] == (None, None) and fast[0].count("Deep(") == 2  # seqs 1 and 4
+
+
 @pytest.mark.parametrize("size", [5, 64, 1 << 20])
 def test_v0_batched_lane_equals_line_by_line(size: int) -> None:
     body = v0_body() + line({"type": "todo/write", "seq": 14, "time": 22, "data": {}})

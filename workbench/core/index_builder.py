@@ -19,7 +19,7 @@ from workbench.core.index_columns import GrowColumn, MaskedInts, SparseInts, Tex
 from workbench.core.preview import PREVIEWS
 from workbench.core.steps import Step, merged
 from workbench.core.tokens.heuristic import node_price, slot_price
-from workbench.core.tool_facts import INT_LIMIT, ToolFactsBuilder, as_int, stream_start
+from workbench.core.tool_facts import ToolFactsBuilder, as_int, stream_start
 from workbench.errors import InternalError
 from workbench.io.generations import nested_streams
 
@@ -81,12 +81,11 @@ class LogIndexBuilder:
 
     def _row(self, has_times: bool) -> Callable[[int, Mapping[str, Any], str], None]:
         time_, type_ = self._time.append, self._type.append
-        type_codes, type_code = self.types.codes, self.types.code
+        type_codes = self.types.codes
         sparse = self._sparse
         op_row, op_ = sparse["_ops"].rows.append, sparse["_ops"].values.append
         role_row, role_ = sparse["_role"].rows.append, sparse["_role"].values.append
         kind_row, kind_ = sparse["_kind"].rows.append, sparse["_kind"].values.append
-        role_code, kind_code = self.roles.code, self.source_kinds.code
         role_codes, kind_codes = self.roles.codes, self.source_kinds.codes
         rseq_, rstart_, rend_ = self._rseq.append, self._rstart.append, self._rend.append
         id_row, id_ = self._message_id.rows.append, self._message_id.pending.append
@@ -118,19 +117,15 @@ class LogIndexBuilder:
                 id_(mid)
             if type(role) is str:
                 role_row(i)
-                code = role_codes.get(role)
-                role_(role_code(role) if code is None else code)
+                role_(role_codes[role])
             kind = src.get("kind") if type(src) is dict else None
             if type(kind) is str:
                 kind_row(i)
-                code = kind_codes.get(kind)
-                kind_(kind_code(kind) if code is None else code)
+                kind_(kind_codes[kind])
 
         def row(i: int, event: Mapping[str, Any], etype: str) -> None:
-            code = type_codes.get(etype)
-            type_(type_code(etype) if code is None else code)
-            t = event.get("time") if has_times else None
-            time_(t if type(t) is int and -INT_LIMIT < t < INT_LIMIT else _int_or_none(t))
+            type_(type_codes[etype])
+            time_(_int_or_none(event.get("time")) if has_times else _NONE)
             op = event.get("surfaceOp")
             if op is not None:
                 surface(i, event, op, etype)
@@ -163,9 +158,7 @@ class LogIndexBuilder:
             step_(_NONE)
 
         def step_start(i: int, event: Mapping[str, Any]) -> None:
-            v = _data(event).get("step")
-            if type(v) is not int or not -INT_LIMIT < v < INT_LIMIT:   # as_int's common case
-                v = as_int(v)
+            v = as_int(_data(event).get("step"))
             step_row(i)
             step_(_NONE if v is None else v)
 

@@ -61,21 +61,31 @@ class MaskedInts:
         return len(self.values)
 
 
+class _Codes(dict):
+    """String → code; a string looked up (``codes[s]``) for the first time gets the next code,
+    while ``codes.get(s)`` only reads."""
+
+    __slots__ = ("values",)
+
+    def __init__(self, values: list[str]) -> None:
+        super().__init__()
+        self.values = values
+
+    def __missing__(self, value: str) -> int:
+        code = self[value] = len(self.values)
+        self.values.append(value)
+        return code
+
+
 class Vocab:
     """Strings as small int codes (first seen, first coded); -1 is missing."""
 
     def __init__(self) -> None:
         self.values: list[str] = []
-        self.codes: dict[str, int] = {}
+        self.codes: dict[str, int] = _Codes(self.values)
 
     def code(self, value: Any) -> int:
-        if not isinstance(value, str):
-            return -1
-        code = self.codes.get(value)
-        if code is None:
-            code = self.codes[value] = len(self.values)
-            self.values.append(value)
-        return code
+        return self.codes[value] if isinstance(value, str) else -1
 
     def decode(self, codes: np.ndarray) -> np.ndarray:
         """Object array of the strings (None where missing)."""

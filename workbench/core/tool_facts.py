@@ -35,9 +35,7 @@ FACT_TYPES = frozenset({"assistant/message", "tool/call", "tool/result"})
 def as_int(value: Any) -> int | None:
     """A JS-number integer as a Python int (``3.0`` → 3); None for anything else, and for
     integers too large for the int64 columns."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
+    if type(value) is int:   # a bool is not a number
         return value if -INT_LIMIT < value < INT_LIMIT else None
     if isinstance(value, float) and value.is_integer() and abs(value) < INT_LIMIT:
         return int(value)

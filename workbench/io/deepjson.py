@@ -1,8 +1,8 @@
 """JSON nested deeper than recursive parsers go, read as `JSON.parse` reads it. Layer: io.
 
 orjson stops at 1,024 levels and the stdlib parser at Python's recursion limit, while the
-reference (`JSON.parse` in Node) accepts millions of levels. `loads_deep` is the fallback for such
-a text (`workbench.io.jsjson.loads` calls it on a `RecursionError`):
+reference (`JSON.parse` in Node) accepts millions of levels. `loads_deep` is the reader of a
+text nested deeper than `workbench.io.jsjson.MATERIALISED_DEPTH` (`jsjson.bounded` calls it):
 
 * the whole text is validated by one iterative tokenizer with a one-byte-per-level stack, so a
   valid text is accepted and an invalid one refused exactly as `JSON.parse` would, in memory
@@ -19,13 +19,12 @@ import re
 from itertools import islice
 from typing import Any
 
-from workbench.io.jsjson import JSONError
-
-MATERIALISED_DEPTH = 128
-"""Levels kept as dicts and lists; deeper containers are `Deep` values (their JSON text)."""
+from workbench.io.jsjson import MATERIALISED_DEPTH, JSONError
 
 _WS = r"[ \t\n\r]*"
-_STR = r'"(?:[^"\\\x00-\x1f]+|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"'
+_STR = r'"(?:[^"\\\x00-\x1f]++|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*+"'
+"""A JSON string, possessive: a key's `:` or a value's `,` missing after it never makes the engine
+retry the string split another way (exponential in its length)."""
 _NUM = r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?"
 _OPENER = rf"(?:\[|\{{{_WS}{_STR}{_WS}:)"
 _TOKEN = re.compile(

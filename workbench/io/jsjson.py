@@ -12,8 +12,13 @@ faithful reader must see what JavaScript sees:
 
 `loads` takes a fast path through orjson and falls back to the stdlib parser only for the rare
 lines orjson cannot represent exactly (negative zero, infinities, lone surrogates, invalid UTF-8),
-and to `workbench.io.deepjson` for a text nested deeper than either parser goes (containers
-below `deepjson.MATERIALISED_DEPTH` levels are `Deep` values holding their JSON text).
+and to `workbench.io.deepjson` for a text nested deeper than `MATERIALISED_DEPTH` levels.
+
+Invariant: no value a reader hands out holds a dict or list more than `MATERIALISED_DEPTH`
+levels down: a container there is a `Deep` value (`bounded`). orjson alone materialises 1,024
+levels, more than a recursive walker (`stringify`, schema and content walks, the report's
+renderers: a few frames per level) can recurse under the interpreter's default limit of 1,000
+frames; 128 levels keep every walker far inside it.
 """
 from __future__ import annotations
 
@@ -21,6 +26,7 @@ import json
 import math
 import re
 from decimal import Decimal
+from collections.abc import Iterator
 from typing import Any
 
 import orjson
@@ -31,6 +37,9 @@ from workbench.errors import UnsupportedValue, WorkbenchError
 
 MAX_SAFE_INTEGER = 2**53 - 1
 """`Number.MAX_SAFE_INTEGER`: a format constant, not a tunable."""
+
+MATERIALISED_DEPTH = 128
+"""Levels of dicts and lists a reader hands out; a container below them is a `Deep` value."""
 
 
 class JSONError(WorkbenchError, ValueError):
@@ -96,32 +105,80 @@ _slow_decoder = json.JSONDecoder(parse_int=_parse_int, parse_constant=_parse_con
 
 
 def loads(data: bytes | bytearray | memoryview | str) -> Any:
-    """Parse one JSON text exactly as `JSON.parse(buffer.toString("utf8"))` would."""
+    """Parse one JSON text exactly as `JSON.parse(buffer.toString("utf8"))` would (`bounded`)."""
     if not isinstance(data, str):
         data = bytes(data)
         if b"-0" not in data:
             try:
-                return orjson.loads(data)
+                return bounded(orjson.loads(data), data)
             except orjson.JSONDecodeError:
                 pass
         text = data.decode("utf-8", "replace")
     else:
         if "-0" not in data:
             try:
-                return orjson.loads(data)
+                return bounded(orjson.loads(data), data)
             except (orjson.JSONDecodeError, UnicodeEncodeError):
                 pass
         text = data
     try:
-        return slow_loads(text)
+        value = slow_loads(text)
     except RecursionError:
-        from workbench.io.deepjson import loads_deep
-        return loads_deep(text)
+        value = None  # deeper than the stdlib parser goes: bounded by deepjson below
+    return bounded(value, text)
+
+
+def bounded(value: Any, raw: bytes | str) -> Any:
+    """`value`, parsed from the text `raw` (None: not parsed yet), as a reader hands it out: when
+    it holds a container `MATERIALISED_DEPTH` levels down, `raw` read through
+    `workbench.io.deepjson` instead. Only a text with more openers (``[`` or ``{`` bytes, in
+    strings too) than that can; no other is walked (`crowded_lines` finds them in bulk)."""
+    if value is not None and type(value) is not dict and type(value) is not list:
+        return value
+    if type(raw) is str:
+        openers = raw.count("[") + raw.count("{")
+    else:
+        openers = raw.count(b"[") + raw.count(b"{")
+    if openers <= MATERIALISED_DEPTH or value is not None and not _too_deep(value):
+        return value
+    from workbench.io.deepjson import loads_deep
+    return loads_deep(raw if type(raw) is str else raw.decode("utf-8", "replace"))
+
+
+_NOT_OPENERS = bytes(c for c in range(256) if c not in b"[{\n")
+_CROWDED = re.compile(rb"(?m)^[^\n]{%d}" % (MATERIALISED_DEPTH + 1))
+
+
+def crowded_lines(data: bytes) -> Iterator[int]:
+    """The indexes (0 = the text before the first newline) of the lines of `data` with more
+    openers than `MATERIALISED_DEPTH`: `bounded`'s test for every line at once, in one pass over
+    the bytes, so a reader of many lines can hand the rest straight on."""
+    kept = data.translate(None, _NOT_OPENERS)
+    line = at = 0
+    for match in _CROWDED.finditer(kept):
+        line += kept.count(b"\n", at, match.start())
+        at = match.start()
+        yield line
+
+
+def _too_deep(value: dict | list) -> bool:
+    """Whether a container lies `MATERIALISED_DEPTH` levels below `value` (iteratively)."""
+    level: list = [value]
+    for _ in range(MATERIALISED_DEPTH):
+        below = []
+        for container in level:
+            for child in container.values() if type(container) is dict else container:
+                if type(child) is dict or type(child) is list:
+                    below.append(child)
+        if not below:
+            return False
+        level = below
+    return True
 
 
 def slow_loads(text: str) -> Any:
-    """The exact stdlib path of `loads` for a text (raises `JSONError`, or `RecursionError` when
-    the text is nested too deep for it)."""
+    """The exact stdlib path of `loads` for a text, unbounded (raises `JSONError`, or
+    `RecursionError` when the text is nested too deep for it)."""
     try:
         value, end = _slow_decoder.raw_decode(text, _skip_ws(text, 0))
     except json.JSONDecodeError as exc:
@@ -254,7 +311,7 @@ def stringify(value: Any, indent: int = 0) -> str:
     """`JSON.stringify(value, null, indent)`: non-ASCII raw, lone surrogates escaped, JS
     number format (`number_to_str`), JS key order (`_keys`; only that affects the text, never
     its length); `indent` > 0 is the spaced form, one member per line (a container nested past
-    `deepjson.MATERIALISED_DEPTH` levels stays compact there)."""
+    `MATERIALISED_DEPTH` levels stays compact there)."""
     if indent > 0:
         return _spaced(value, " " * min(indent, 10), "")
     if value is None:

@@ -38,6 +38,7 @@ import orjson
 
 from workbench.errors import WorkbenchError
 from workbench.io import jsjson
+from workbench.io.jsjson import bounded, crowded_lines
 from workbench.io.tail import TailScan
 
 IssueClass = Literal["corrupt", "unsupported"]
@@ -119,6 +120,9 @@ BatchSink = Callable[[list, int, list, list, int, list], None]
 
 _INT_NEG_ZERO = re.compile(rb"-0(?![.0-9eE])")
 
+_NO_LINE = 1 << 62
+"""A line number past any log's (no more crowded lines in a chunk)."""
+
 BATCH = 256
 """Lines handed to a batch sink at once: few enough that their parsed values are still in the CPU
 caches when the sink's checks run (batches of a whole 8 MiB chunk run a third slower), enough
@@ -136,11 +140,11 @@ def parse_line(line: bytes) -> Any:
 
     orjson keeps ``-0.0`` but reads the integer literal ``-0`` as ``0``; only lines that may hold
     that literal (or that orjson refuses: lone surrogates, Infinity, invalid UTF-8) take the exact
-    slow path of `workbench.io.jsjson`.
+    slow path of `workbench.io.jsjson`. The value is `jsjson.bounded`.
     """
     if b"-" not in line or _INT_NEG_ZERO.search(line) is None:  # one byte: a memchr pass
         try:
-            return orjson.loads(line)
+            return bounded(orjson.loads(line), line)
         except orjson.JSONDecodeError:
             pass
     return jsjson.loads(line)
@@ -254,7 +258,9 @@ class LineScanner(TailScan):
         """The complete lines of `data` from `pos` while no issue exists; returns where it stopped.
 
         Well-formed lines go through ``codec.take`` and reach the batch sink; any other line is
-        handed to `_consume` (after the batch so far), exactly as if it had come alone.
+        handed to `_consume` (after the batch so far), exactly as if it had come alone: one that
+        may hold the literal ``-0`` or a value nested deeper than `jsjson.MATERIALISED_DEPTH`
+        (`jsjson.crowded_lines`) is not parsed here at all.
         """
         find = data.find
         take = self.codec.take  # type: ignore[attr-defined]
@@ -264,6 +270,11 @@ class LineScanner(TailScan):
         hits = _INT_NEG_ZERO.finditer(data, pos)
         hit = next(hits, None)
         hit_at = end_of_data if hit is None else hit.start()
+        before = data.count(b"\n", 0, pos) - self.line - 1   # line number = index - before
+        crowded = (index - before for index in crowded_lines(data))
+        crowded_at = next(crowded, _NO_LINE)
+        while crowded_at <= self.line:
+            crowded_at = next(crowded, _NO_LINE)
         newline = find(b"\n", pos)
         value: Any = None
         while newline != -1:
@@ -276,7 +287,7 @@ class LineScanner(TailScan):
             count = self.event_count
             stop = count + BATCH
             while newline != -1:
-                if hit_at < newline or newline - pos > limit or count >= stop:
+                if hit_at < newline or line == crowded_at or newline - pos > limit or count >= stop:
                     value = None
                     break
                 raw = data[pos:newline]
@@ -322,6 +333,8 @@ class LineScanner(TailScan):
             while hit_at < pos:
                 hit = next(hits, None)
                 hit_at = end_of_data if hit is None else hit.start()
+            while crowded_at <= self.line:
+                crowded_at = next(crowded, _NO_LINE)
             newline = find(b"\n", pos)
         return pos
 

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
+from workbench.frames.columns import int64_or_none
 from workbench.io.jsjson import js_str
 from workbench.report.limits import MAX_STEPS
 from workbench.views.html import LogRow
@@ -140,8 +140,7 @@ def step_data(session: Session, *, max_steps: int = MAX_STEPS, log_before: int =
         steps.append({
             "seq": at, "request": int(attempt.seq), "label": _label(session, attempt),
             "surface_count": int(count), "surface_tokens": int(data.surface_tokens[at]),
-            "measured": None if measured is None or pd.isna(measured.iloc[at])
-            else int(measured.iloc[at]),
+            "measured": None if measured is None else int64_or_none(measured.iloc[at]),
             "surface": surface,
             "log": [[int(r.seq), STATE_CODES.get(r.surface, 2),
                      -1 if r.hidden_by is None else int(r.hidden_by),

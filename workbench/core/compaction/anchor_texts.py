@@ -11,10 +11,11 @@ in these pieces live in `workbench.core.compaction.anchors`.
 """
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
+
+from workbench.io import jsjson
 
 if TYPE_CHECKING:
     from workbench.core.compaction.textscan import Pieces
@@ -46,7 +47,7 @@ def strip_checkpoint(text: str) -> str:
 @lru_cache(maxsize=4096)
 def _parsed(raw: str) -> Any:
     try:
-        return json.loads(raw)
+        return jsjson.loads(raw)  # JSON.parse, as DSH reads them; depth bounded (io.jsjson)
     except ValueError:
         return raw
 

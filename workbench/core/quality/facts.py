@@ -17,6 +17,7 @@ from typing import Any
 
 from workbench.core.compaction.anchors import schema_words, tool_arguments
 from workbench.core.compaction.textscan import TextScan
+from workbench.io.jsjson import Deep
 from workbench.io.payloads import read_events
 
 REFETCH_KEYS = ("file_path", "filePath", "path", "command", "cmd", "query", "q", "pattern",
@@ -52,6 +53,12 @@ def _message(event: Mapping[str, Any]) -> Any:
     return data if event.get("type") == "user/message" else data.get("message")
 
 
+def _deep_text(value: Any) -> str:
+    """`json.dumps`'s `default` for a log value: a `Deep` one (nested past
+    `jsjson.MATERIALISED_DEPTH`) by its JSON text, anything else by its repr."""
+    return value.text if isinstance(value, Deep) else repr(value)
+
+
 def _target(arguments: Any) -> str:
     args = tool_arguments(arguments)
     if isinstance(args, dict):
@@ -59,7 +66,7 @@ def _target(arguments: Any) -> str:
             value = args.get(key)
             if isinstance(value, str) and value:
                 return value
-        return json.dumps(args, sort_keys=True, ensure_ascii=False)
+        return json.dumps(args, sort_keys=True, ensure_ascii=False, default=_deep_text)
     return str(arguments)
 
 
@@ -155,7 +162,7 @@ class SchemaWords:
         tools = header.get("tools") if isinstance(header, Mapping) else None
         if tools is None or tools == self._last:
             return
-        fingerprint = json.dumps(tools, sort_keys=True, default=str)
+        fingerprint = json.dumps(tools, sort_keys=True, default=_deep_text)
         if fingerprint not in self._seen:
             self._words |= schema_words(tools)
             self._seen.add(fingerprint)

@@ -196,38 +196,8 @@ def slot_price(etype: Any, message: Any, *, version: int) -> int:
 
 
 def price_events(events: Sequence[Any], *, version: int) -> list[int]:
-    """`node_price` of every event, in one tight loop (the whole-log hot path; same results)."""
-    v4 = system_node(version)
-    wrapped = _V4_MESSAGE_TYPES if nested_streams(version) else _V0_MESSAGE_TYPES
-    eligible = wrapped | {"user/message", "tool/result"}
-    out = [0] * len(events)
-    for i, event in enumerate(events):
-        if type(event) is not dict:
-            continue
-        etype = event.get("type")
-        if etype not in eligible:
-            continue
-        data = event.get("data")
-        if type(data) is not dict:
-            continue
-        if etype == "user/message":
-            message = data
-        else:
-            message = data.get("message")
-            if type(message) is not dict:
-                continue
-        content = message.get("content")
-        if v4 and message.get("role") == "system":
-            out[i] = estimate_system_message(message)
-            continue
-        if type(content) is not list:
-            out[i] = ROLE_OVERHEAD
-            continue
-        if not content:
-            out[i] = 0 if etype in wrapped else ROLE_OVERHEAD
-            continue
-        out[i] = ROLE_OVERHEAD + estimate_content(content, version=version)
-    return out
+    """`node_price` of every event."""
+    return [node_price(event, version=version) for event in events]
 
 
 __all__ = [
