@@ -202,7 +202,7 @@ def _typed(value):
 
 def _outcome(decode, text: bytes):
     if decode is not None and _NEG_ZERO.search(text):
-        return "refused", None   # the scanner sends it to the exact path (`scan.parse_line`)
+        return "refused", None   # the scanner sends it to the exact path (`jsjson.loads`)
     try:
         return "value", _typed(decode(text))
     except RecursionError:
@@ -227,7 +227,7 @@ def exactness() -> dict:
     import orjson
     from workbench.io import jsjson
     global _NEG_ZERO
-    from workbench.io.scan import _INT_NEG_ZERO as _NEG_ZERO
+    from workbench.io.jsjson import INT_NEG_ZERO as _NEG_ZERO
     decoders = {"orjson": orjson.loads, "msgspec": msgspec.json.Decoder().decode}
     texts = list(EDGE_TEXTS)
     for folder in ("conformance", "conformance-v4"):

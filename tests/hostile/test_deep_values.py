@@ -1,5 +1,5 @@
 """Values nested deep, where orjson materialises them (up to 1,024 levels) and beyond: no reader
-hands out a dict or list more than `jsjson.MATERIALISED_DEPTH` levels down, so every command and
+hands out a dict or list more than `deepjson.MATERIALISED_DEPTH` levels down, so every command and
 the notebook path walk them without a `RecursionError`, under the default recursion limit or a
 lower one (hypothesis runs a test with its own).
 
@@ -17,8 +17,7 @@ import pytest
 
 from workbench.cli.main import main
 from workbench.core.compaction.anchor_texts import argument_values, tool_arguments
-from workbench.io import jsjson
-from workbench.io.scan import parse_line
+from workbench.io import deepjson, jsjson
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_logs" / "chinese__session.v4.jsonl"
 DEPTHS = (129, 600, 1000, 1020, 3000)
@@ -89,7 +88,7 @@ def test_deep_tool_arguments_are_walked(depth):
     args = tool_arguments(raw)
     assert isinstance(args, dict)
     assert jsjson.stringify(args) == raw
-    materialised = depth + 1 < jsjson.MATERIALISED_DEPTH   # else a Deep value below 128 levels
+    materialised = depth + 1 < deepjson.MATERIALISED_DEPTH   # else a Deep value below 128 levels
     assert list(argument_values(args)) == ([("path", "x")] if materialised else [])
 
 
@@ -101,7 +100,7 @@ def _levels(value) -> int:
     return levels
 
 
-READERS = {"loads": jsjson.loads, "parse_line": lambda text: parse_line(text.encode())}
+READERS = {"text": jsjson.loads, "bytes": lambda text: jsjson.loads(text.encode())}
 
 
 @pytest.mark.parametrize("reader", READERS)
@@ -110,14 +109,12 @@ READERS = {"loads": jsjson.loads, "parse_line": lambda text: parse_line(text.enc
 def test_no_reader_hands_out_a_value_deeper_than_materialised_depth(depth, leaf, reader):
     text = "[" * depth + leaf + "]" * depth
     value = READERS[reader](text)
-    assert _levels(value) == min(depth, jsjson.MATERIALISED_DEPTH)
+    assert _levels(value) == min(depth, deepjson.MATERIALISED_DEPTH)
     assert jsjson.stringify(value) == text.replace("-0", "0")
 
 
 _DEEP_STRINGS = """
-import sys
 from workbench.io import jsjson
-from workbench.io.scan import parse_line
 depth, text = 2_000, "a" * 64
 for body in ('1,"' + text + '"', '{"' + text + '":1}', '"' + text + '",{"k":"' + text + '"}'):
     value = jsjson.loads("[" * depth + body + "]" * depth)

@@ -10,7 +10,6 @@ import pytest
 from tour_script import tour_script
 from workbench.core.load import load_bytes
 from workbench.io import deepjson, jsjson, scan, tail, zstd
-from workbench.io.scan import parse_line
 
 
 @pytest.fixture(scope="module")
@@ -121,7 +120,7 @@ def test_message_and_field_give_one_line_number(clean_lines, make):
 @pytest.mark.parametrize("open_, close", [("[", "]"), ('{"a":', "}"), ('[{"b":', "}]")])
 def test_deep_nesting_parses_like_json_parse(depth, open_, close):
     text = '{"k":' + open_ * depth + '"v"' + close * depth + ',"n":1}'
-    value = parse_line(text.encode())
+    value = jsjson.loads(text.encode())
     assert value["n"] == 1
     assert jsjson.stringify(value) == text  # JSON.stringify prints it back unchanged
     inner, levels = value, 0
@@ -138,10 +137,10 @@ def test_deep_nesting_parses_like_json_parse(depth, open_, close):
     "[" * 2_000 + "01" + "]" * 2_000, "[" * 2_000 + '"\x01"' + "]" * 2_000])
 def test_deep_invalid_json_is_unparsable(text):
     with pytest.raises(ValueError):
-        parse_line(text.encode())
+        jsjson.loads(text.encode())
 
 
 def test_deep_values_print_as_json_stringify_would():
     text = "[" * 1_500 + ' 1.0 , -0 , 1e2 , "\\u0041\\/" , { "x" : [ ] } ' + "]" * 1_500
-    assert jsjson.stringify(parse_line(text.encode())) == \
+    assert jsjson.stringify(jsjson.loads(text.encode())) == \
         "[" * 1_500 + '1,0,100,"A/",{"x":[]}' + "]" * 1_500

@@ -95,7 +95,7 @@ def test_v4_batched_lane_equals_line_by_line(tail: str, size: int) -> None:
     assert fast == slow
 
 
-CROWDED = [  # more openers than jsjson.MATERIALISED_DEPTH: nested that deep, or not
+CROWDED = [  # more openers than deepjson.MATERIALISED_DEPTH: nested that deep, or not
     b'{"type":"todo/write","seq":1,"time":2,"data":{"d":' + b"[" * 200 + b"1" + b"]" * 200 + b"}}\n",
     line({"type": "todo/write", "seq": 2, "time": 3, "data": {"s": "[{" * 150}}),
     line({"type": "todo/write", "seq": 3, "time": 4, "data": {"w": [[]] * 300}}),

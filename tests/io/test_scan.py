@@ -7,11 +7,12 @@ import json
 
 import pytest
 
+from workbench.io import jsjson
 from workbench.io.header import generation_from_name, parse_header_record
 from workbench.io.legacy import V0Codec
 from workbench.io.read import scan_bytes
 from workbench.io.rows_v4 import V4Codec
-from workbench.io.scan import LineScanner, parse_line
+from workbench.io.scan import LineScanner
 
 V4_HEADER = (b'{"type":"session","version":4,"id":"s4","createdAt":1,"isSeeded":false,'
              b'"delegationDepth":0}\n')
@@ -119,11 +120,11 @@ def test_retired_syntax_is_refused_even_after_a_tolerated_issue() -> None:
                                     "tool-result wrapper")
 
 
-def test_parse_line_keeps_negative_zero_and_js_numbers() -> None:
-    assert str(parse_line(b'{"a":-0}')["a"]) == "-0.0"
-    assert parse_line(b'{"a":"2026-01-02","b":-0.0}') == {"a": "2026-01-02", "b": -0.0}
-    assert parse_line(b'[1e400]') == [float("inf")]
-    assert parse_line(b'"\\ud800"') == "\ud800"
+def test_loads_keeps_negative_zero_and_js_numbers() -> None:
+    assert str(jsjson.loads(b'{"a":-0}')["a"]) == "-0.0"
+    assert jsjson.loads(b'{"a":"2026-01-02","b":-0.0}') == {"a": "2026-01-02", "b": -0.0}
+    assert jsjson.loads(b'[1e400]') == [float("inf")]
+    assert jsjson.loads(b'"\\ud800"') == "\ud800"
 
 
 @pytest.mark.parametrize(("name", "generation"), [

@@ -1,25 +1,34 @@
-"""JSON nested deeper than recursive parsers go, read as `JSON.parse` reads it. Layer: io.
+"""Depth: no value a reader hands out holds a dict or list more than `MATERIALISED_DEPTH`
+levels down, and JSON nested deeper than recursive parsers go is read as `JSON.parse` reads it.
+Layer: io.
 
-orjson stops at 1,024 levels and the stdlib parser at Python's recursion limit, while the
-reference (`JSON.parse` in Node) accepts millions of levels. `loads_deep` is the reader of a
-text nested deeper than `workbench.io.jsjson.MATERIALISED_DEPTH` (`jsjson.bounded` calls it):
+orjson materialises 1,024 levels, more than a recursive walker (`jsjson.stringify`, schema and
+content walks, the report's renderers: a few frames per level) can recurse under the
+interpreter's default limit of 1,000 frames, while the reference (`JSON.parse` in Node) accepts
+millions of levels. So:
 
-* the whole text is validated by one iterative tokenizer with a one-byte-per-level stack, so a
-  valid text is accepted and an invalid one refused exactly as `JSON.parse` would, in memory
-  proportional to the text; runs of ``[`` / ``{"key":`` openers and of closers are one token each,
-  so ``[[[[…]]]]`` ten million levels deep costs a few regex passes, not ten million steps;
+* `bounded` is the one rule every reader applies (`jsjson.loads`, and the loader's batched lane
+  by way of `crowded_lines`): a value holding a container `MATERIALISED_DEPTH` levels down is
+  read again by `loads_deep`. 128 levels keep every walker far inside the interpreter's limit;
+* `loads_deep` validates the whole text with one iterative tokenizer with a one-byte-per-level
+  stack, so a valid text is accepted and an invalid one refused exactly as `JSON.parse` would, in
+  memory proportional to the text and in time linear in it; runs of ``[`` / ``{"key":`` openers
+  and of closers are one token each, so ``[[[[…]]]]`` ten million levels deep costs a few regex
+  passes, not ten million steps;
 * the value is materialised as ordinary dicts and lists down to `MATERIALISED_DEPTH` levels;
   every container below that is a `workbench.io.jsjson.Deep` holding its exact JSON text (no
-  Python object per level, and no consumer recursing without bound). `jsjson.stringify` of a
-  `Deep` is what `JSON.stringify` prints for it (`normalize`), so lengths and prices stay exact.
+  Python object per level). `jsjson.stringify` of a `Deep` is what `JSON.stringify` prints for
+  it (`normalize`), so lengths and prices stay exact.
 """
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from itertools import islice
 from typing import Any
 
-from workbench.io.jsjson import MATERIALISED_DEPTH, JSONError
+MATERIALISED_DEPTH = 128
+"""Levels of dicts and lists a reader hands out; a container below them is a `Deep` value."""
 
 _WS = r"[ \t\n\r]*"
 _STR = r'"(?:[^"\\\x00-\x1f]++|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*+"'
@@ -52,6 +61,7 @@ def _openers(run: str) -> str:
 def scan(text: str, cap: int = MATERIALISED_DEPTH) -> list[tuple[int, int]]:
     """Validate `text` as one JSON value; return the ``[start, end)`` spans of the containers
     that begin at depth `cap` (0 = top level). Raises `workbench.io.jsjson.JSONError`."""
+    from workbench.io.jsjson import JSONError
     depth = 0
     kinds = bytearray()            # the open containers' kinds, one byte per level
     state = _VALUE
@@ -114,6 +124,53 @@ def scan(text: str, cap: int = MATERIALISED_DEPTH) -> list[tuple[int, int]]:
                 raise JSONError(f"unexpected data after JSON value at char {pos}")
             break
     return spans
+
+
+def bounded(value: Any, raw: bytes | str) -> Any:
+    """`value`, parsed from the text `raw` (None: not parsed yet), as a reader hands it out: when
+    it holds a container `MATERIALISED_DEPTH` levels down, `raw` read by `loads_deep` instead.
+    Only a text with more openers (``[`` or ``{`` bytes, in strings too) than that can; no other
+    is walked (`crowded_lines` finds them in bulk)."""
+    if value is not None and type(value) is not dict and type(value) is not list:
+        return value
+    if type(raw) is str:
+        openers = raw.count("[") + raw.count("{")
+    else:
+        openers = raw.count(b"[") + raw.count(b"{")
+    if openers <= MATERIALISED_DEPTH or value is not None and not _too_deep(value):
+        return value
+    return loads_deep(raw if type(raw) is str else raw.decode("utf-8", "replace"))
+
+
+_NOT_OPENERS = bytes(c for c in range(256) if c not in b"[{\n")
+_CROWDED = re.compile(rb"(?m)^[^\n]{%d}" % (MATERIALISED_DEPTH + 1))
+
+
+def crowded_lines(data: bytes) -> Iterator[int]:
+    """The indexes (0 = the text before the first newline) of the lines of `data` with more
+    openers than `MATERIALISED_DEPTH`: `bounded`'s test for every line at once, in one pass over
+    the bytes, so a reader of many lines can hand the rest straight on."""
+    kept = data.translate(None, _NOT_OPENERS)
+    line = at = 0
+    for match in _CROWDED.finditer(kept):
+        line += kept.count(b"\n", at, match.start())
+        at = match.start()
+        yield line
+
+
+def _too_deep(value: dict | list) -> bool:
+    """Whether a container lies `MATERIALISED_DEPTH` levels below `value` (iteratively)."""
+    level: list = [value]
+    for _ in range(MATERIALISED_DEPTH):
+        below = []
+        for container in level:
+            for child in container.values() if type(container) is dict else container:
+                if type(child) is dict or type(child) is list:
+                    below.append(child)
+        if not below:
+            return False
+        level = below
+    return True
 
 
 def loads_deep(text: str) -> Any:
@@ -182,4 +239,4 @@ def _minify(m: re.Match[str]) -> str:
     return jsjson.stringify(jsjson.slow_loads(token)) if token[0] == '"' else ""
 
 
-__all__ = ["MATERIALISED_DEPTH", "loads_deep", "normalize", "scan"]
+__all__ = ["MATERIALISED_DEPTH", "bounded", "crowded_lines", "loads_deep", "normalize", "scan"]

@@ -12,13 +12,8 @@ faithful reader must see what JavaScript sees:
 
 `loads` takes a fast path through orjson and falls back to the stdlib parser only for the rare
 lines orjson cannot represent exactly (negative zero, infinities, lone surrogates, invalid UTF-8),
-and to `workbench.io.deepjson` for a text nested deeper than `MATERIALISED_DEPTH` levels.
-
-Invariant: no value a reader hands out holds a dict or list more than `MATERIALISED_DEPTH`
-levels down: a container there is a `Deep` value (`bounded`). orjson alone materialises 1,024
-levels, more than a recursive walker (`stringify`, schema and content walks, the report's
-renderers: a few frames per level) can recurse under the interpreter's default limit of 1,000
-frames; 128 levels keep every walker far inside it.
+and to `workbench.io.deepjson` for a text nested deeper than `deepjson.MATERIALISED_DEPTH`
+levels: no value `loads` hands out holds a dict or list deeper (`deepjson.bounded`).
 """
 from __future__ import annotations
 
@@ -26,21 +21,17 @@ import json
 import math
 import re
 from decimal import Decimal
-from collections.abc import Iterator
 from typing import Any
 
 import orjson
 
+from workbench.io.deepjson import bounded, normalize
 from workbench.io.memo import Memo
 
 from workbench.errors import UnsupportedValue, WorkbenchError
 
 MAX_SAFE_INTEGER = 2**53 - 1
 """`Number.MAX_SAFE_INTEGER`: a format constant, not a tunable."""
-
-MATERIALISED_DEPTH = 128
-"""Levels of dicts and lists a reader hands out; a container below them is a `Deep` value."""
-
 
 class JSONError(WorkbenchError, ValueError):
     """The text is not JSON as `JSON.parse` reads it."""
@@ -104,18 +95,25 @@ def _parse_constant(name: str) -> Any:
 _slow_decoder = json.JSONDecoder(parse_int=_parse_int, parse_constant=_parse_constant)
 
 
+INT_NEG_ZERO = re.compile(rb"-0(?![.0-9eE])")
+"""The integer literal ``-0``, which orjson reads as ``0`` (it keeps ``-0.0``)."""
+_INT_NEG_ZERO_TEXT = re.compile(INT_NEG_ZERO.pattern.decode())
+
+
 def loads(data: bytes | bytearray | memoryview | str) -> Any:
-    """Parse one JSON text exactly as `JSON.parse(buffer.toString("utf8"))` would (`bounded`)."""
+    """Parse one JSON text exactly as `JSON.parse(buffer.toString("utf8"))` would, bounded in
+    depth (`deepjson.bounded`): one orjson pass unless the text may hold the literal ``-0`` or
+    orjson refuses it (lone surrogates, Infinity, invalid UTF-8)."""
     if not isinstance(data, str):
         data = bytes(data)
-        if b"-0" not in data:
+        if b"-" not in data or INT_NEG_ZERO.search(data) is None:  # one byte: a memchr pass
             try:
                 return bounded(orjson.loads(data), data)
             except orjson.JSONDecodeError:
                 pass
         text = data.decode("utf-8", "replace")
     else:
-        if "-0" not in data:
+        if "-" not in data or _INT_NEG_ZERO_TEXT.search(data) is None:
             try:
                 return bounded(orjson.loads(data), data)
             except (orjson.JSONDecodeError, UnicodeEncodeError):
@@ -124,56 +122,8 @@ def loads(data: bytes | bytearray | memoryview | str) -> Any:
     try:
         value = slow_loads(text)
     except RecursionError:
-        value = None  # deeper than the stdlib parser goes: bounded by deepjson below
+        value = None  # deeper than the stdlib parser goes: `bounded` reads it through deepjson
     return bounded(value, text)
-
-
-def bounded(value: Any, raw: bytes | str) -> Any:
-    """`value`, parsed from the text `raw` (None: not parsed yet), as a reader hands it out: when
-    it holds a container `MATERIALISED_DEPTH` levels down, `raw` read through
-    `workbench.io.deepjson` instead. Only a text with more openers (``[`` or ``{`` bytes, in
-    strings too) than that can; no other is walked (`crowded_lines` finds them in bulk)."""
-    if value is not None and type(value) is not dict and type(value) is not list:
-        return value
-    if type(raw) is str:
-        openers = raw.count("[") + raw.count("{")
-    else:
-        openers = raw.count(b"[") + raw.count(b"{")
-    if openers <= MATERIALISED_DEPTH or value is not None and not _too_deep(value):
-        return value
-    from workbench.io.deepjson import loads_deep
-    return loads_deep(raw if type(raw) is str else raw.decode("utf-8", "replace"))
-
-
-_NOT_OPENERS = bytes(c for c in range(256) if c not in b"[{\n")
-_CROWDED = re.compile(rb"(?m)^[^\n]{%d}" % (MATERIALISED_DEPTH + 1))
-
-
-def crowded_lines(data: bytes) -> Iterator[int]:
-    """The indexes (0 = the text before the first newline) of the lines of `data` with more
-    openers than `MATERIALISED_DEPTH`: `bounded`'s test for every line at once, in one pass over
-    the bytes, so a reader of many lines can hand the rest straight on."""
-    kept = data.translate(None, _NOT_OPENERS)
-    line = at = 0
-    for match in _CROWDED.finditer(kept):
-        line += kept.count(b"\n", at, match.start())
-        at = match.start()
-        yield line
-
-
-def _too_deep(value: dict | list) -> bool:
-    """Whether a container lies `MATERIALISED_DEPTH` levels below `value` (iteratively)."""
-    level: list = [value]
-    for _ in range(MATERIALISED_DEPTH):
-        below = []
-        for container in level:
-            for child in container.values() if type(container) is dict else container:
-                if type(child) is dict or type(child) is list:
-                    below.append(child)
-        if not below:
-            return False
-        level = below
-    return True
 
 
 def slow_loads(text: str) -> Any:
@@ -311,7 +261,7 @@ def stringify(value: Any, indent: int = 0) -> str:
     """`JSON.stringify(value, null, indent)`: non-ASCII raw, lone surrogates escaped, JS
     number format (`number_to_str`), JS key order (`_keys`; only that affects the text, never
     its length); `indent` > 0 is the spaced form, one member per line (a container nested past
-    `MATERIALISED_DEPTH` levels stays compact there)."""
+    `deepjson.MATERIALISED_DEPTH` levels stays compact there)."""
     if indent > 0:
         return _spaced(value, " " * min(indent, 10), "")
     if value is None:
@@ -327,7 +277,6 @@ def stringify(value: Any, indent: int = 0) -> str:
     if isinstance(value, (list, tuple)):
         return "[" + ",".join("null" if v is ABSENT else stringify(v) for v in value) + "]"
     if type(value) is Deep:
-        from workbench.io.deepjson import normalize
         return normalize(value.text)
     if isinstance(value, dict):
         return "{" + ",".join(

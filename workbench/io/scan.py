@@ -23,13 +23,14 @@ Speed (sessions of 1.3M lines): a codec may offer ``take`` (screen + decode of a
 row in one call: its event, or the list of a packed row's events; side-effect free when it
 raises; None leaves the parsed row to the general path) and the caller a *batch* sink. Then the
 lines of a chunk run through one tight loop and reach the batch sink `BATCH` at a time; only an
-unusual line (possible integer ``-0``, unparsable, over `MAX_LINE`, refused or left by ``take``)
-goes the general per-line way, so every outcome is the general path's. The negative-zero
-candidates of a chunk are found by one regex pass over the chunk, not one search per line.
+unusual line (possible integer ``-0``, crowded with openers, unparsable, over `MAX_LINE`, refused
+or left by ``take``) goes the general per-line way, so every outcome is the general path's. The
+negative-zero candidates of a chunk are found by one regex pass over the chunk and its crowded
+lines (`deepjson.crowded_lines`: the only ones that may be nested too deep) by one translate
+pass, not one search per line.
 """
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
@@ -38,7 +39,8 @@ import orjson
 
 from workbench.errors import WorkbenchError
 from workbench.io import jsjson
-from workbench.io.jsjson import bounded, crowded_lines
+from workbench.io.deepjson import crowded_lines
+from workbench.io.jsjson import INT_NEG_ZERO
 from workbench.io.tail import TailScan
 
 IssueClass = Literal["corrupt", "unsupported"]
@@ -118,8 +120,6 @@ BatchSink = Callable[[list, int, list, list, int, list], None]
 ``chunk_start``; each line holds one of `events`, in order, except the lines listed in `rows` as
 ``(k, first_event, count)`` (a v0 packed row: `count` events from ``events[first_event]``)."""
 
-_INT_NEG_ZERO = re.compile(rb"-0(?![.0-9eE])")
-
 _NO_LINE = 1 << 62
 """A line number past any log's (no more crowded lines in a chunk)."""
 
@@ -133,21 +133,6 @@ MAX_LINE = 0x1FFFFFE8
 reference's ``buffer.toString()`` fails, so a longer line is unparsable for it too (exact for ASCII;
 a line of multi-byte characters is cut at the same byte count). A longer line is counted without
 being held in memory (rule ``line_limit`` names it beside the reference's issue)."""
-
-
-def parse_line(line: bytes) -> Any:
-    """`JSON.parse(line.toString("utf8"))` with one orjson pass in the common case.
-
-    orjson keeps ``-0.0`` but reads the integer literal ``-0`` as ``0``; only lines that may hold
-    that literal (or that orjson refuses: lone surrogates, Infinity, invalid UTF-8) take the exact
-    slow path of `workbench.io.jsjson`. The value is `jsjson.bounded`.
-    """
-    if b"-" not in line or _INT_NEG_ZERO.search(line) is None:  # one byte: a memchr pass
-        try:
-            return bounded(orjson.loads(line), line)
-        except orjson.JSONDecodeError:
-            pass
-    return jsjson.loads(line)
 
 
 class LineScanner(TailScan):
@@ -259,15 +244,15 @@ class LineScanner(TailScan):
 
         Well-formed lines go through ``codec.take`` and reach the batch sink; any other line is
         handed to `_consume` (after the batch so far), exactly as if it had come alone: one that
-        may hold the literal ``-0`` or a value nested deeper than `jsjson.MATERIALISED_DEPTH`
-        (`jsjson.crowded_lines`) is not parsed here at all.
+        may hold the literal ``-0`` or a value nested deeper than `deepjson.MATERIALISED_DEPTH`
+        (`deepjson.crowded_lines`) is not parsed here at all.
         """
         find = data.find
         take = self.codec.take  # type: ignore[attr-defined]
         loads = orjson.loads
         limit = MAX_LINE
         end_of_data = len(data)
-        hits = _INT_NEG_ZERO.finditer(data, pos)
+        hits = INT_NEG_ZERO.finditer(data, pos)
         hit = next(hits, None)
         hit_at = end_of_data if hit is None else hit.start()
         before = data.count(b"\n", 0, pos) - self.line - 1   # line number = index - before
@@ -363,7 +348,7 @@ class LineScanner(TailScan):
         self.line += 1
         line = self.line
         try:
-            value = parse_line(line_bytes)
+            value = jsjson.loads(line_bytes)
         except (ValueError, UnicodeDecodeError, RecursionError):
             if self.issue is None:
                 self.issue = ScanIssue(self.codec.unparsable_kind,
@@ -409,4 +394,4 @@ class LineScanner(TailScan):
         return torn
 
 
-__all__ = ["BatchSink", "IssueError", "LineScanner", "MAX_LINE", "RowCodec", "RowIssue", "ScanIssue", "parse_line"]
+__all__ = ["BatchSink", "IssueError", "LineScanner", "MAX_LINE", "RowCodec", "RowIssue", "ScanIssue"]

@@ -27,7 +27,7 @@ from operator import itemgetter
 from typing import Any, overload
 
 from workbench.errors import SeqOutOfRange
-from workbench.io.scan import parse_line
+from workbench.io import jsjson
 from workbench.io.sources import BytesSource, FileSource, FrameSource, Source
 
 _TYPE_OF = itemgetter("type")
@@ -264,7 +264,7 @@ class EventStore(Sequence):
         segment, offset = self._segment_of(index), self._offset[line]
         if member is not None and self._row_key == (segment, offset):
             return self._row[member]
-        value = parse_line(self._source.read(segment, offset, self._length[line]))
+        value = jsjson.loads(self._source.read(segment, offset, self._length[line]))
         if member is not None:
             from workbench.io import rows_v0
             self._row_key, self._row = (segment, offset), rows_v0.decode_storage_record(value)
@@ -300,7 +300,7 @@ class EventStore(Sequence):
             if member:  # a later member of the row decoded for its first event
                 yield row[member]
                 continue
-            value = parse_line(window.record(self._segment_of(index), offsets[line], lengths[line]))
+            value = jsjson.loads(window.record(self._segment_of(index), offsets[line], lengths[line]))
             if member is not None:
                 from workbench.io import rows_v0
                 row = rows_v0.decode_storage_record(value)
@@ -327,7 +327,7 @@ class EventStore(Sequence):
             if member is not None:
                 yield index, self[index]
                 continue
-            yield index, self._reparse(parse_line(
+            yield index, self._reparse(jsjson.loads(
                 window.record(self._segment_of(index), offsets[line], lengths[line])))
 
     def type_of(self, index: int) -> Any:
@@ -342,8 +342,7 @@ class EventStore(Sequence):
     def raw_line(self, index: int) -> bytes:
         """The stored bytes of the line holding the event (without its newline)."""
         if index in self._spanning:
-            from workbench.io.jsjson import stringify
-            return stringify(self._inline[index]).encode("utf-8", "surrogatepass")
+            return jsjson.stringify(self._inline[index]).encode("utf-8", "surrogatepass")
         line = self._locate(index)[0]
         return self._source.read(self._segment_of(index), self._offset[line], self._length[line])
 

@@ -55,7 +55,7 @@ def _message(event: Mapping[str, Any]) -> Any:
 
 def _deep_text(value: Any) -> str:
     """`json.dumps`'s `default` for a log value: a `Deep` one (nested past
-    `jsjson.MATERIALISED_DEPTH`) by its JSON text, anything else by its repr."""
+    `deepjson.MATERIALISED_DEPTH`) by its JSON text, anything else by its repr."""
     return value.text if isinstance(value, Deep) else repr(value)
 
 
