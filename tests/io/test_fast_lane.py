@@ -112,6 +112,26 @@ def test_crowded_lines_are_bounded_in_the_batched_lane(size: int) -> None:
     assert fast[1:3] == (None, None) and fast[0].count("Deep(") == 2  # seqs 1 and 4
 
 
+@pytest.mark.parametrize("size", [1_000, 1 << 20])
+def test_crowded_lines_among_many_batches(size: int) -> None:
+    """Deep lines after whole batches and after lines the general path took: each one found."""
+    deep = [3, 200, 201, 256, 257, 600, 601, 602, 900]
+    rows = []
+    for seq in range(1_000):
+        data: dict = {"k": seq}
+        if seq % 7 == 0:
+            data["s"] = "[" * 300                       # crowded, not deep
+        rows.append(line({"type": "todo/write", "seq": seq, "time": seq, "data": data}))
+        if seq in deep:
+            rows[-1] = rows[-1].replace(b'{"k":', b'{"d":' + b"[" * 150 + b"0" + b"]" * 150 + b',"k":')
+        if seq % 97 == 0:
+            rows[-1] = rows[-1].replace(b'"k":', b'"n":-0,"k":')   # the general path
+    body = b"".join(rows)
+    fast = _collect(V4Codec, body, len(V4_HEADER), size, batched=True)
+    assert fast == _collect(V4Codec, body, len(V4_HEADER), size, batched=False)
+    assert fast[1:3] == (None, None) and fast[0].count("Deep(") == len(deep)
+
+
 @pytest.mark.parametrize("size", [5, 64, 1 << 20])
 def test_v0_batched_lane_equals_line_by_line(size: int) -> None:
     body = v0_body() + line({"type": "todo/write", "seq": 14, "time": 22, "data": {}})

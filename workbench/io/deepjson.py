@@ -27,6 +27,8 @@ from collections.abc import Iterator
 from itertools import islice
 from typing import Any
 
+import orjson
+
 MATERIALISED_DEPTH = 128
 """Levels of dicts and lists a reader hands out; a container below them is a `Deep` value."""
 
@@ -137,7 +139,7 @@ def bounded(value: Any, raw: bytes | str) -> Any:
         openers = raw.count("[") + raw.count("{")
     else:
         openers = raw.count(b"[") + raw.count(b"{")
-    if openers <= MATERIALISED_DEPTH or value is not None and not _too_deep(value):
+    if openers <= MATERIALISED_DEPTH or value is not None and not too_deep(value):
         return value
     return loads_deep(raw if type(raw) is str else raw.decode("utf-8", "replace"))
 
@@ -158,19 +160,23 @@ def crowded_lines(data: bytes) -> Iterator[int]:
         yield line
 
 
-def _too_deep(value: dict | list) -> bool:
-    """Whether a container lies `MATERIALISED_DEPTH` levels below `value` (iteratively)."""
-    level: list = [value]
-    for _ in range(MATERIALISED_DEPTH):
-        below = []
-        for container in level:
-            for child in container.values() if type(container) is dict else container:
-                if type(child) is dict or type(child) is list:
-                    below.append(child)
-        if not below:
-            return False
-        level = below
-    return True
+PRINTED_DEPTH = 254
+"""Levels `orjson.dumps` prints: it raises on a deeper value (its recursion guard)."""
+
+
+def too_deep(value: dict | list) -> bool:
+    """Whether a container lies `MATERIALISED_DEPTH` levels below `value`: under
+    ``PRINTED_DEPTH - MATERIALISED_DEPTH`` lists it prints only if not (one pass in C, where a
+    walk in Python costs more than the parse). A value orjson cannot print for another reason
+    (a lone surrogate) counts as deep: `loads_deep` reads it exactly either way."""
+    wrapped: Any = value
+    for _ in range(PRINTED_DEPTH - MATERIALISED_DEPTH):
+        wrapped = [wrapped]
+    try:
+        orjson.dumps(wrapped)
+    except orjson.JSONEncodeError:
+        return True
+    return False
 
 
 def loads_deep(text: str) -> Any:
@@ -239,4 +245,5 @@ def _minify(m: re.Match[str]) -> str:
     return jsjson.stringify(jsjson.slow_loads(token)) if token[0] == '"' else ""
 
 
-__all__ = ["MATERIALISED_DEPTH", "bounded", "crowded_lines", "loads_deep", "normalize", "scan"]
+__all__ = ["MATERIALISED_DEPTH", "bounded", "crowded_lines", "loads_deep", "normalize", "scan",
+           "too_deep"]

@@ -23,8 +23,8 @@ Speed (sessions of 1.3M lines): a codec may offer ``take`` (screen + decode of a
 row in one call: its event, or the list of a packed row's events; side-effect free when it
 raises; None leaves the parsed row to the general path) and the caller a *batch* sink. Then the
 lines of a chunk run through one tight loop and reach the batch sink `BATCH` at a time; only an
-unusual line (possible integer ``-0``, crowded with openers, unparsable, over `MAX_LINE`, refused
-or left by ``take``) goes the general per-line way, so every outcome is the general path's. The
+unusual line (possible integer ``-0``, nested too deep, unparsable, over `MAX_LINE`, refused or
+left by ``take``) goes the general per-line way, so every outcome is the general path's. The
 negative-zero candidates of a chunk are found by one regex pass over the chunk and its crowded
 lines (`deepjson.crowded_lines`: the only ones that may be nested too deep) by one translate
 pass, not one search per line.
@@ -39,7 +39,7 @@ import orjson
 
 from workbench.errors import WorkbenchError
 from workbench.io import jsjson
-from workbench.io.deepjson import crowded_lines
+from workbench.io.deepjson import crowded_lines, too_deep
 from workbench.io.jsjson import INT_NEG_ZERO
 from workbench.io.tail import TailScan
 
@@ -244,8 +244,8 @@ class LineScanner(TailScan):
 
         Well-formed lines go through ``codec.take`` and reach the batch sink; any other line is
         handed to `_consume` (after the batch so far), exactly as if it had come alone: one that
-        may hold the literal ``-0`` or a value nested deeper than `deepjson.MATERIALISED_DEPTH`
-        (`deepjson.crowded_lines`) is not parsed here at all.
+        may hold the literal ``-0`` is not parsed here, nor kept when it holds a value nested
+        deeper than `deepjson.MATERIALISED_DEPTH` (only a crowded line can: `deepjson.bounded`).
         """
         find = data.find
         take = self.codec.take  # type: ignore[attr-defined]
@@ -255,11 +255,10 @@ class LineScanner(TailScan):
         hits = INT_NEG_ZERO.finditer(data, pos)
         hit = next(hits, None)
         hit_at = end_of_data if hit is None else hit.start()
-        before = data.count(b"\n", 0, pos) - self.line - 1   # line number = index - before
-        crowded = (index - before for index in crowded_lines(data))
+        skip = data.count(b"\n", 0, pos)    # the lines before `pos`; the next is self.line + 1
+        base = self.line + 1 - skip
+        crowded = (base + k for k in crowded_lines(data) if k >= skip)
         crowded_at = next(crowded, _NO_LINE)
-        while crowded_at <= self.line:
-            crowded_at = next(crowded, _NO_LINE)
         newline = find(b"\n", pos)
         value: Any = None
         while newline != -1:
@@ -272,12 +271,17 @@ class LineScanner(TailScan):
             count = self.event_count
             stop = count + BATCH
             while newline != -1:
-                if hit_at < newline or line == crowded_at or newline - pos > limit or count >= stop:
+                if hit_at < newline or newline - pos > limit or count >= stop:
                     value = None
                     break
                 raw = data[pos:newline]
                 try:
                     value = loads(raw)
+                    if line == crowded_at:
+                        crowded_at = next(crowded, _NO_LINE)
+                        if too_deep(value):
+                            value = None
+                            break
                     event = take(value, raw, line, count)
                 except Exception:  # noqa: BLE001 - the general path decides what it is
                     value = None
