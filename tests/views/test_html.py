@@ -139,6 +139,20 @@ def test_json_html_cuts_long_strings_and_containers_visibly():
     assert "… 7 more" in text
 
 
+def test_values_nested_too_deep_show_their_text_cut_and_escaped():
+    """A `Deep` value (nested past deepjson.MATERIALISED_DEPTH) is its logged text, cut like a
+    long string, in the tree and in the indented form; never a repr, never the whole text."""
+    text = '{"k":' + "[" * 3_000 + '"<script>x</script>"' + "]" * 3_000 + "}"
+    value = loads(text)
+    tree = audit(json_html(value, max_string=4_000))
+    shown = "".join(tree.text)
+    assert "Deep(" not in shown and "<script>" not in tree.tags
+    assert "[" * 2_000 in shown and "more chars (nested too deep to unfold" in shown
+    assert "".join(audit(json_html(value, max_string=100)).text).count("[") <= 128 + 100
+    plain = pretty_json(value, max_string=100)
+    assert "Deep(" not in plain and "more chars)" in plain and plain.count("[") <= 128 + 100
+
+
 def test_diff_html_reports_token_delta():
     added = [SurfaceRow(0, 9, "user/message", "user", 40, "ckpt", replaces=(1, 5, 5))]
     removed = [SurfaceRow(0, 1, "user/message", "user", 100, "a")]

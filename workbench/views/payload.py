@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
-from workbench.io.jsjson import ABSENT, number_to_str, stringify
+from workbench.io.jsjson import ABSENT, Deep, number_to_str, stringify
 from workbench.views.html import escape, shorten
 
 # -- JSON --------------------------------------------------------------------------------
@@ -75,6 +75,11 @@ class _JsonLimits:
             rest = len(value) - len(cut)
             tail = f'<span class="wb-more"> … {rest} more chars</span>' if rest else ""
             return f'<span class="wb-j-str">{escape(stringify(cut))}</span>{tail}'
+        if type(value) is Deep:
+            shown, rest = _deep_text(value, self.max_string)
+            tail = f" … {rest} more chars" if rest else ""
+            return (f'<span class="wb-j-punct">{escape(shown)}</span><span class="wb-more">{tail}'
+                    " (nested too deep to unfold: its JSON text as logged)</span>")
         if value is ABSENT:
             return '<span class="wb-j-lit">undefined</span>'
         if type(value) in (int, float):
@@ -112,6 +117,12 @@ class _JsonLimits:
                 f'<span class="wb-j-punct">{right}</span></details>')
 
 
+def _deep_text(value: Deep, limit: int) -> tuple[str, int]:
+    """A `Deep` value's text as the log holds it, cut at `limit` characters, and how many were
+    cut (`stringify` would normalise the whole text on every render)."""
+    return value.text[:limit], max(0, len(value.text) - limit)
+
+
 def pretty_json(value: Any, *, max_string: int = 800, indent: str = "  ") -> str:
     """Indented JSON text with JavaScript number formatting and long strings cut (plain text:
     escape it before it reaches HTML). A cut string ends with ``… (N more chars)`` outside
@@ -137,6 +148,9 @@ def pretty_json(value: Any, *, max_string: int = 800, indent: str = "  ") -> str
             out.append(pad + "]")
         elif type(item) is str and len(item) > max_string:
             out.append(f"{stringify(item[:max_string])} … ({len(item) - max_string} more chars)")
+        elif type(item) is Deep:
+            shown, rest = _deep_text(item, max_string)
+            out.append(shown + (f" … ({rest} more chars)" if rest else ""))
         elif item is ABSENT:
             out.append("undefined")
         else:
