@@ -120,8 +120,7 @@ BatchSink = Callable[[list, int, list, list, int, list], None]
 ``chunk_start``; each line holds one of `events`, in order, except the lines listed in `rows` as
 ``(k, first_event, count)`` (a v0 packed row: `count` events from ``events[first_event]``)."""
 
-_NO_LINE = 1 << 62
-"""A line number past any log's (no more crowded lines in a chunk)."""
+_NO_LINE = 1 << 62  # a line number past any log's: no more crowded lines in the chunk
 
 BATCH = 256
 """Lines handed to a batch sink at once: few enough that their parsed values are still in the CPU
@@ -244,8 +243,7 @@ class LineScanner(TailScan):
 
         Well-formed lines go through ``codec.take`` and reach the batch sink; any other line is
         handed to `_consume` (after the batch so far), exactly as if it had come alone: one that
-        may hold the literal ``-0`` is not parsed here, nor kept when it holds a value nested
-        deeper than `deepjson.MATERIALISED_DEPTH` (only a crowded line can: `deepjson.bounded`).
+        may hold ``-0`` unparsed, a crowded one nested too deep once parsed (`deepjson.bounded`).
         """
         find = data.find
         take = self.codec.take  # type: ignore[attr-defined]
