@@ -36,8 +36,9 @@ def v4_body(extra: list[bytes]) -> bytes:
         line({"type": "todo/write", "seq": 1, "time": 2, "data": {"n": -0.0}}),
         b'{"type":"todo/write","seq":2,"time":3,"data":{"n":-0}}\n',  # integer -0: the exact parser
         line({"type": "job/registered", "seq": 3.0, "time": 4, "data": {}}),  # 3.0 === 3
-        line({"type": "tool/result", "seq": 4, "time": 5, "data": {}, "sourceEventSeqs": [[0, 2]],
-              "ignorable": True}),
+        line({"type": "tool/result", "seq": 4, "time": 5, "sourceEventSeqs": [[0, 2]], "ignorable": True,
+              "data": {"message": {"id": "m4", "role": "tool", "toolCallId": "c1",
+                                   "source": {"kind": "tool", "callId": "c1"}, "content": []}}}),
         line({"type": "session/end-seed", "seq": 5, "time": 6, "data": {}}),
         line({"type": "todo/write", "seq": 6, "time": 7, "data": {"s": "tool-result \\u0041"}}),
     ]
@@ -93,6 +94,7 @@ def test_v4_batched_lane_equals_line_by_line(tail: str, size: int) -> None:
     fast = _collect(V4Codec, body, len(V4_HEADER), size, batched=True)
     slow = _collect(V4Codec, body, len(V4_HEADER), size, batched=False)
     assert fast == slow
+    assert fast[4] == 7 + sum(row.endswith(b"\n") for row in TAILS[tail])  # the tail is reached
 
 
 CROWDED = [  # more openers than deepjson.MATERIALISED_DEPTH: nested that deep, or not
