@@ -129,17 +129,17 @@ def scan(text: str, cap: int = MATERIALISED_DEPTH) -> list[tuple[int, int]]:
 
 
 def bounded(value: Any, raw: bytes | str) -> Any:
-    """`value`, parsed from the text `raw` (None: not parsed yet), as a reader hands it out: when
-    it holds a container `MATERIALISED_DEPTH` levels down, `raw` read by `loads_deep` instead.
-    Only a text with more openers (``[`` or ``{`` bytes, in strings too) than that can; no other
-    is walked (`crowded_lines` finds them in bulk)."""
-    if value is not None and type(value) is not dict and type(value) is not list:
+    """`value`, parsed from the text `raw`, as a reader hands it out: when it holds a container
+    `MATERIALISED_DEPTH` levels down, `raw` read by `loads_deep` instead. Only a text with more
+    openers (``[`` or ``{`` bytes, in strings too) than that can; no other is walked
+    (`crowded_lines` finds them in bulk)."""
+    if type(value) is not dict and type(value) is not list:
         return value
     if type(raw) is str:
         openers = raw.count("[") + raw.count("{")
     else:
         openers = raw.count(b"[") + raw.count(b"{")
-    if openers <= MATERIALISED_DEPTH or value is not None and not too_deep(value):
+    if openers <= MATERIALISED_DEPTH or not too_deep(value):
         return value
     return loads_deep(raw if type(raw) is str else raw.decode("utf-8", "replace"))
 

@@ -25,7 +25,7 @@ from typing import Any
 
 import orjson
 
-from workbench.io.deepjson import bounded, normalize
+from workbench.io.deepjson import bounded, loads_deep, normalize
 from workbench.io.memo import Memo
 
 from workbench.errors import UnsupportedValue, WorkbenchError
@@ -121,8 +121,8 @@ def loads(data: bytes | bytearray | memoryview | str) -> Any:
         text = data
     try:
         value = slow_loads(text)
-    except RecursionError:
-        value = None  # deeper than the stdlib parser goes: `bounded` reads it through deepjson
+    except RecursionError:  # deeper than the stdlib parser goes
+        return loads_deep(text)
     return bounded(value, text)
 
 
