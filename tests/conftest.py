@@ -24,18 +24,17 @@ def shared_dir() -> Path:
 
 @pytest.fixture
 def counted(monkeypatch: pytest.MonkeyPatch) -> dict:
-    """Every event store made during the test is forced lazy (each read reparses its line) and
-    counts its reparses in ``counted["n"]``: a full pass after the load shows as about
+    """Every event store made during the test counts its reparses (a read parses its line) in
+    ``counted["n"]``: a full pass after the load shows as about
     ``len(log)`` reparses (the load's own scan parses each event once, without reparsing)."""
     from workbench.io import store
     reads = {"n": 0}
     original = store.EventStore.__init__
 
-    def init(self, source, reparse, **kw):
+    def init(self, source, reparse):
         def counting(row):
             reads["n"] += 1
             return reparse(row)
-        kw.update(keep_events=0, keep_bytes=0)
-        original(self, source, counting, **kw)
+        original(self, source, counting)
     monkeypatch.setattr(store.EventStore, "__init__", init)
     return reads

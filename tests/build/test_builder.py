@@ -15,7 +15,7 @@ from workbench.core.tokens.heuristic import node_price
 from workbench.io.jsjson import js_len, loads
 from workbench.io.rows_v0 import decode_storage_record
 
-from tour_script import TOOLS, tour_script
+from tour_script import tour_script
 
 
 def script(version: int, **kw) -> LogBuilder:

@@ -18,6 +18,7 @@ from workbench.core.repair import interrupted_turn_closers, open_turn_closers
 from workbench.core.restore import RestoreError, restore_session
 from workbench.errors import LogCorrupt, LogRefused, LogUnreadable
 from workbench.io import zstd
+from workbench.io.read import scan_path
 
 CORDIS = "apps--web--cordis-tool-round--session.jsonl"
 
@@ -92,20 +93,36 @@ def test_killed_mid_compaction_closers_equal_what_the_harness_appended(real_v4: 
     assert killed.resume_appended == ["turn/end", "session/end-seed"]
 
 
-def test_lazy_events_equal_kept_events(real_v4: tuple[Path, list[dict]]) -> None:
-    """Past the keep thresholds events are re-read from the file (raw: pread; zstd: frames)."""
+class _Decoded:
+    """An observer keeping every event the scan decoded (what the load's pass sees)."""
+
+    def __init__(self) -> None:
+        self.events: list[dict] = []
+
+    def start(self, header: object, events: object) -> None:
+        pass
+
+    def accept(self, events: list) -> None:
+        self.events.extend(events)
+
+
+def _store_and_decoded(path: Path) -> tuple:
+    decoded = _Decoded()
+    return scan_path(path, observer=decoded).log.events, decoded.events
+
+
+def test_store_reads_back_the_decoded_events(real_v4: tuple[Path, list[dict]]) -> None:
+    """Events are re-read from the file (raw: pread; zstd: frames) as the scan decoded them."""
     folder, _ = real_v4
     for name in ("dev-long-auto-compaction__session.v4.jsonl", "dev-zstd-auto-compaction__session.v4.jsonl.zstd"):
-        kept = evaluate_path(folder / name).log.events
-        lazy = evaluate_path(folder / name, keep={"keep_events": 10}).log.events
-        assert lazy.lazy and not kept.lazy
-        assert list(lazy) == list(kept)
+        lazy, kept = _store_and_decoded(folder / name)
+        assert list(lazy) == kept and len(kept) > 10
         assert lazy[len(lazy) - 1] == kept[len(kept) - 1] and lazy[5] == kept[5]
         assert lazy.type_of(7) == kept[7]["type"]
 
 
 @pytest.mark.parametrize("compression", ["none", "zstd"])
-def test_lazy_v0_packed_rows_equal_kept_events(tmp_path: Path, compression: str) -> None:
+def test_v0_packed_rows_read_back_the_decoded_events(tmp_path: Path, compression: str) -> None:
     """v0 packed-row members are re-read from their row line (one parse per row)."""
     b = LogBuilder(version=0, session_id="lazy-v0")
     for _ in range(3):
@@ -115,13 +132,11 @@ def test_lazy_v0_packed_rows_equal_kept_events(tmp_path: Path, compression: str)
                 b.assistant("one two three four five six seven eight nine ten", reasoning="easy " * 20)
     path = b.write(tmp_path / ("session.jsonl" + (".zstd" if compression == "zstd" else "")),
                    compression=compression)
-    kept = load_log(path)
-    lazy = evaluate_path(path, keep={"keep_events": 5}).log
-    assert kept.defects == [] and lazy.defects == []
-    assert lazy.events.lazy and list(lazy.events) == list(kept.events)
-    assert [lazy.events[i] for i in range(len(lazy.events) - 1, -1, -3)] == \
-        [kept.events[i] for i in range(len(kept.events) - 1, -1, -3)]
-    assert any(kept.events.line_of(i) == kept.events.line_of(i + 1) for i in range(len(kept.events) - 1))
+    assert load_log(path).defects == []
+    lazy, kept = _store_and_decoded(path)
+    assert list(lazy) == kept
+    assert [lazy[i] for i in range(len(lazy) - 1, -1, -3)] == [kept[i] for i in range(len(kept) - 1, -1, -3)]
+    assert any(lazy.line_of(i) == lazy.line_of(i + 1) for i in range(len(lazy) - 1))
 
 
 # -- never raises, strict mode ------------------------------------------------------------------------

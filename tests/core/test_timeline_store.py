@@ -1,6 +1,6 @@
-"""The timeline over a lazily parsed store (large logs: events parsed on demand, read in order
-through the store's iterator) equals the timeline over the same events kept in memory, and a
-sequence whose iterator runs past its length is never read beyond it."""
+"""The timeline over a loaded log's store (events parsed on demand, read in order through the
+store's iterator) equals the timeline over the same events in a plain list, and a sequence
+whose iterator runs past its length is never read beyond it."""
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -10,6 +10,7 @@ import pytest
 
 from workbench.core.load import evaluate_path
 from workbench.core.timeline import SurfaceTimeline
+from workbench.io.store import EventStore
 
 CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"
 FILES = sorted(p for p in CORPUS.rglob("*.jsonl*") if p.is_file()) if CORPUS.is_dir() else []
@@ -19,18 +20,14 @@ PICKED = [p for d in sorted({f.parent for f in FILES})
 needs_corpus = pytest.mark.skipif(not FILES, reason="../shared/corpus is absent")
 
 
-def _timeline(path: Path, lazy: bool) -> tuple[SurfaceTimeline, int]:
-    keep = {"keep_events": 0, "keep_bytes": 0} if lazy else None
-    log = evaluate_path(path, keep=keep).log
-    assert bool(getattr(log.events, "lazy", False)) is lazy
-    return SurfaceTimeline(log.events, version=log.format_version), len(log.events)
-
-
 @needs_corpus
 @pytest.mark.parametrize("path", PICKED, ids=[p.name for p in PICKED])
-def test_lazy_store_timeline_equals_kept(path: Path) -> None:
-    kept, n = _timeline(path, lazy=False)
-    lazy, _ = _timeline(path, lazy=True)
+def test_store_timeline_equals_the_listed_events(path: Path) -> None:
+    log = evaluate_path(path).log
+    assert isinstance(log.events, EventStore)
+    n = len(log.events)
+    lazy = SurfaceTimeline(log.events, version=log.format_version)
+    kept = SurfaceTimeline(list(log.events), version=log.format_version)
     assert [r.to_json() for r in lazy.replacements] == [r.to_json() for r in kept.replacements]
     assert [e.message for e in lazy.errors] == [e.message for e in kept.errors]
     assert lazy.final_nodes == kept.final_nodes

@@ -5,7 +5,7 @@ from workbench.build import LogBuilder
 from workbench.io.model import Log
 from workbench.session import Session
 
-from tour_script import TOOLS, tour_script
+from tour_script import tour_script
 
 
 def session_of(b: LogBuilder, *, implicit: bool = False) -> Session:

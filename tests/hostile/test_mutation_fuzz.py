@@ -10,7 +10,6 @@ mutations run, never whether the test passes.
 """
 from __future__ import annotations
 
-import json
 import os
 import random
 import re

@@ -3,9 +3,9 @@
 * the line scanner's batched lane (`LineScanner(..., batch=...)` with a codec's ``take``) against
   the per-line lane, on bodies mixing well-formed rows with every kind of unusual line, fed in
   any chunking;
-* the event store's per-line locations: a lazily parsed log (packed v0 rows, implicit fixture
-  rows, zstd runs of frames) reads back, by index, in order and as raw lines, what a kept one
-  holds.
+* the event store's per-line locations: a log parsed on demand (packed v0 rows, implicit
+  fixture rows, zstd runs of frames) reads back, by index and in order, exactly the events the
+  scan decoded and handed to its observer.
 """
 from __future__ import annotations
 
@@ -23,7 +23,6 @@ from workbench.io.scan import LineScanner
 V4_HEADER = (b'{"type":"session","version":4,"id":"s4","createdAt":1,"isSeeded":false,'
              b'"delegationDepth":0}\n')
 V0_HEADER = b'{"type":"session","version":0,"id":"s0","createdAt":1,"delegationDepth":0}\n'
-LAZY = {"keep_events": 0, "keep_bytes": 0}
 
 
 def line(value: object) -> bytes:
@@ -143,16 +142,28 @@ def test_v0_batched_lane_equals_line_by_line(size: int) -> None:
     assert '"text-chunks"' in body.decode()  # packed rows took part
 
 
+class _Seen:
+    """An observer keeping every event the scan decoded (what the load's pass sees)."""
+
+    def __init__(self) -> None:
+        self.events: list = []
+
+    def start(self, header: object, events: object) -> None:
+        pass
+
+    def accept(self, events: list) -> None:
+        self.events.extend(events)
+
+
 def _read_back(data: bytes, name: str) -> tuple:
-    kept = scan_bytes(data, name=name).log.events
-    lazy = scan_bytes(data, name=name, keep=LAZY).log.events
-    assert lazy.lazy and not kept.lazy
-    n = len(kept)
-    by_index = [lazy[i] for i in reversed(range(n))][::-1]
-    in_order = list(lazy)
-    located = [(lazy.type_of(i), lazy.line_of(i), lazy.raw_line(i)) for i in range(n)]
-    assert [(kept.type_of(i), kept.line_of(i), kept.raw_line(i)) for i in range(n)] == located
-    return repr(list(kept)), repr(by_index), repr(in_order)
+    seen = _Seen()
+    store = scan_bytes(data, name=name, observer=seen).log.events
+    n = len(store)
+    assert n == len(seen.events) > 0
+    by_index = [store[i] for i in reversed(range(n))][::-1]
+    in_order = list(store)
+    assert [store.type_of(i) for i in range(n)] == [e.get("type") for e in seen.events]
+    return repr(seen.events), repr(by_index), repr(in_order)
 
 
 def test_lazy_v0_store_reads_back_packed_rows() -> None:

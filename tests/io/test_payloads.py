@@ -1,6 +1,6 @@
 """`workbench.io.payloads`: `read_events` hands back exactly the events of the distinct seqs asked
-for, in ascending seq order, whatever the storage (a list, a store keeping its dicts, a store
-parsing on demand, raw or zstd, a v0 log with packed rows) and whatever the density of the seqs;
+for, in ascending seq order, whatever the storage (a list, a store parsing on demand, raw or
+zstd, a v0 log with packed rows) and whatever the density of the seqs;
 `seqs_of_type` and `type_reader` answer from the type codes; an `Overlay` serves its kept
 events."""
 from __future__ import annotations
@@ -22,14 +22,12 @@ LOGS = sorted(ROOT.glob("sample_logs/*.jsonl*"))
 if CORPUS.is_dir():
     LOGS += [min(sorted((CORPUS / d).glob("*.jsonl*")), key=lambda p: p.stat().st_size)
              for d in ("dsh-0.1.2-v0", "dsh-0.1.5-v3") if (CORPUS / d).is_dir()]
-LAZY = {"keep_events": 0, "keep_bytes": 0}
 
 
-def _logs(path: Path) -> tuple[list, EventStore, EventStore]:
-    kept = scan_path(path).log.events
-    lazy = scan_path(path, keep=LAZY).log.events
-    assert isinstance(lazy, EventStore) and lazy.lazy and not kept.lazy
-    return list(kept), kept, lazy
+def _logs(path: Path) -> tuple[list, EventStore]:
+    store = scan_path(path).log.events
+    assert isinstance(store, EventStore)
+    return list(store), store
 
 
 @pytest.fixture(scope="module", params=LOGS, ids=[p.name for p in LOGS])
@@ -43,31 +41,31 @@ def _seq_sets(n: int) -> list[list[int]]:
 
 
 def test_every_storage_reads_the_same_events_in_seq_order(log) -> None:
-    plain, kept, lazy = log
+    plain, store = log
     n = len(plain)
     for seqs in _seq_sets(n):
         want = [(s, plain[s]) for s in sorted(set(seqs))]
-        for events in (plain, kept, lazy):
+        for events in (plain, store):
             assert list(read_events(events, seqs)) == want
-        assert list(read_events(lazy, range(n))) == [(s, plain[s]) for s in range(n)]
+        assert list(read_events(store, range(n))) == [(s, plain[s]) for s in range(n)]
 
 
 def test_types_come_from_the_type_codes(log) -> None:
-    plain, kept, lazy = log
+    plain, store = log
     kinds = {"assistant/message", "request/header", "compaction/start"}
     want = [s for s, e in enumerate(plain) if e.get("type") in kinds]
-    for events in (plain, kept, lazy, Overlay(lazy, {})):
+    for events in (plain, store, Overlay(store, {})):
         assert seqs_of_type(events, kinds) == want
         type_of = type_reader(events)
         assert [type_of(s) for s in range(len(plain))] == [e.get("type") for e in plain]
 
 
 def test_an_overlay_serves_its_kept_events(log) -> None:
-    plain, _, lazy = log
+    plain, store = log
     n = len(plain)
     marker = {"type": "kept", "seq": -1}
     kept = {s: marker for s in range(1, n, 5)}
-    view = Overlay(lazy, kept)
+    view = Overlay(store, kept)
     want = [(s, kept.get(s, plain[s])) for s in range(0, n, 3)]
     assert list(read_events(view, range(0, n, 3))) == want
     assert [view[s] for s in range(0, n, 3)] == [e for _, e in want]

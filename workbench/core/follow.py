@@ -73,7 +73,7 @@ class LiveLog:
         self.tail = LogTail(self.path)
         self._pipeline = _Pipeline(self.path, self.path, feeders)
         self._observer = _Observer(self._pipeline)
-        self._reader = Reader(self.path, generation, self._observer, None)
+        self._reader = Reader(self.path, generation, self._observer)
         self._header = bytearray()
         self._starts, self._ends = array("q"), array("q")
         self._source: FrameSource | None = None
@@ -133,7 +133,6 @@ class LiveLog:
                 return None
             record, data = bytes(self._header[:newline + 1]), bytes(self._header[newline + 1:])
             self._header = bytearray()
-            reader.expected_bytes = self.tail.consumed
             if not reader.start(record, FileSource(self.path)):
                 self.ended = True
                 return None
@@ -157,7 +156,6 @@ class LiveLog:
                 self.ended = True
                 return None
             self._source = FrameSource(FileSource(self.path), self._starts, self._ends, None, decode_segment)
-            reader.expected_bytes = 4 * self.tail.consumed
             if not reader.start(first, self._source):
                 self.ended = True
                 return None

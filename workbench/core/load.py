@@ -310,20 +310,19 @@ def _evaluate(read: ReadResult, pipeline: _Pipeline) -> LoadReport:
 
 
 def evaluate_path(path: str | os.PathLike, *, generation: int | None = None,
-                  location: str | None = None, keep: dict[str, int] | None = None,
-                  feeders: Sequence[Feeder] = ()) -> LoadReport:
+                  location: str | None = None, feeders: Sequence[Feeder] = ()) -> LoadReport:
     """Load the file at `path` and return the staged `LoadReport` (never raises for data)."""
     name = os.fspath(path)
     pipeline = _Pipeline(name, location if location is not None else name, feeders)
-    read = scan_path(name, generation=generation, observer=pipeline, keep=keep)
+    read = scan_path(name, generation=generation, observer=pipeline)
     return _evaluate(read, pipeline)
 
 
 def evaluate_bytes(data: bytes, *, name: str, encoding: str | None = None, generation: int | None = None,
-                   location: str | None = None, keep: dict[str, int] | None = None) -> LoadReport:
+                   location: str | None = None) -> LoadReport:
     """`evaluate_path` for bytes in memory (`name` stands for the file)."""
     pipeline = _Pipeline(name, location if location is not None else name)
-    read = scan_bytes(data, name=name, encoding=encoding, generation=generation, observer=pipeline, keep=keep)
+    read = scan_bytes(data, name=name, encoding=encoding, generation=generation, observer=pipeline)
     return _evaluate(read, pipeline)
 
 

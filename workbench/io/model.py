@@ -64,8 +64,9 @@ class Log:
     """A session log as read: header, meta and the decoded events (seq == index).
 
     `events` is a read-only sequence of plain dicts with JavaScript number semantics (see
-    `workbench.io.jsjson`); never mutate them. Large logs keep payloads compact and decode them
-    lazily, so index `events` rather than copying it.
+    `workbench.io.jsjson`); never mutate them. A loaded log's store decodes each payload on
+    demand (`workbench.io.store`), so index `events` rather than copying it, and compare events
+    by seq, not identity.
     """
 
     path: str

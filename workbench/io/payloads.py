@@ -6,7 +6,7 @@ goes through this module, so no caller asks how the log is stored:
 
 * `read_events(events, seqs)` yields ``(seq, event)`` for each distinct seq of `seqs` (any order,
   duplicates read once), in ascending seq order. How is decided here: an in-memory log is read
-  by index; a large store parsed on demand answers a few seqs (fewer than 1/`RANDOM_FRACTION`
+  by index; a store (parsed on demand) answers a few seqs (fewer than 1/`RANDOM_FRACTION`
   of its events) with one random read each, more through one windowed in-order pass that parses
   only those lines (`EventStore.iter_at`), and every seq through its own sequential iterator.
   A seq outside the log raises `SeqOutOfRange`.
@@ -28,7 +28,7 @@ from workbench.errors import SeqOutOfRange
 from workbench.io.store import EventStore
 
 RANDOM_FRACTION = 16
-"""A store parsed on demand reads planned seqs one random read each (a pread and a parse, tens
+"""A store reads planned seqs one random read each (a pread and a parse, tens
 of microseconds) when they are fewer than 1/16 of its events; otherwise one windowed in-order
 pass over their lines (a few microseconds each) is cheaper."""
 
@@ -62,7 +62,7 @@ def read_events(events: Sequence[Event], seqs: Iterable[int]) -> Iterator[tuple[
 
 def _read(events: Sequence[Event], chosen: Sequence[int], n: int) -> Iterator[tuple[int, Event]]:
     """The choice of the module doc, over a store or a list (no overlay)."""
-    if not (isinstance(events, EventStore) and events.lazy):
+    if not isinstance(events, EventStore):
         return ((seq, events[seq]) for seq in chosen)
     if len(chosen) == n:
         return zip(range(n), iter(events))

@@ -38,7 +38,6 @@ CHUNK = 8 * 1024 * 1024
 
 def _scan_raw(reader: Reader, chunks: Any, first: bytes, source: Any, path: str,
               byte_length: int) -> ReadResult:
-    reader.expected_bytes = byte_length
     buffer = first
     newline = buffer.find(b"\n")
     while newline == -1:
@@ -73,14 +72,13 @@ def _scan_raw(reader: Reader, chunks: Any, first: bytes, source: Any, path: str,
 
 
 def scan_bytes(data: bytes, *, name: str = "<bytes>", encoding: str | None = None,
-               generation: int | None = None, observer: Observer | None = None,
-               keep: dict[str, int] | None = None) -> ReadResult:
+               generation: int | None = None, observer: Observer | None = None) -> ReadResult:
     """Read in-memory bytes; `encoding` ``"jsonl"``/``"zstd"`` overrides sniffing."""
     data = bytes(data)
     if encoding is None:
         zstd_like = data[:4] == zstd.MAGIC_BYTES or (not data and name.endswith(".zstd"))
         encoding = "zstd" if zstd_like else "jsonl"
-    reader = Reader(name, generation, observer, keep)
+    reader = Reader(name, generation, observer)
     if encoding == "zstd":
         source = BytesSource(data)
         with paused_gc():
@@ -104,7 +102,7 @@ def log_path(path: str | os.PathLike, *, verb: str = "load") -> str:
 
 
 def scan_path(path: str | os.PathLike, *, generation: int | None = None,
-              observer: Observer | None = None, keep: dict[str, int] | None = None) -> ReadResult:
+              observer: Observer | None = None) -> ReadResult:
     """Read a log file (opened read-only, never written).
 
     A session directory stands for its log (the highest generation, v4 spec §0.1); a directory
@@ -128,7 +126,7 @@ def scan_path(path: str | os.PathLike, *, generation: int | None = None,
     try:
         size = os.fstat(handle.fileno()).st_size
         first = handle.read(CHUNK)
-        reader = Reader(path, generation, observer, keep)
+        reader = Reader(path, generation, observer)
         if first[:4] == zstd.MAGIC_BYTES or (not first and path.endswith(".zstd")):
             handle.seek(0)
             data = handle.read()  # one buffer: the frame scan needs random access

@@ -40,7 +40,6 @@ def scan_zstd(reader: Reader, data: bytes | memoryview, compressed: Any, path: s
     torn = None if scan.torn_start is None else (scan.torn_start, byte_length)
     source = FrameSource(compressed, scan.starts, scan.ends, torn, decode_segment)
     starts, ends = scan.starts, scan.ends
-    reader.expected_bytes = 4 * byte_length  # a zstd log holds at least this much plaintext, usually more
     try:
         first = zstd.decode_frame(data[starts[0]:ends[0]], starts[0])
         zstd.assert_header_frame(first)

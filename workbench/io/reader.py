@@ -66,12 +66,10 @@ def defect(issue: ScanIssue, path: str, severity: str | None = None) -> Defect:
 class Reader:
     """One read of one log: shared state of the raw and zstd paths."""
 
-    def __init__(self, name: str, generation: int | None, observer: Observer | None,
-                 keep: dict[str, int] | None) -> None:
+    def __init__(self, name: str, generation: int | None, observer: Observer | None) -> None:
         self.name = name
         self.generation = generation
         self.observer = observer
-        self.keep = keep or {}
         self.header: HeaderResult | None = None
         self.codec: Any = None
         self.scanner: LineScanner | None = None
@@ -80,7 +78,6 @@ class Reader:
         self.defects: list[Defect] = []
         self.issues: list[ScanIssue] = []
         self._accept: Callable[[list], None] | None = None
-        self.expected_bytes = 0
 
     def fail(self, issue: ScanIssue) -> None:
         if self.fatal is None:
@@ -103,7 +100,7 @@ class Reader:
             sid = raw.get("id")
             self.codec = V0Codec(sid if type(sid) is str else str(sid))
             reparse = self.codec.reparse
-        self.store = EventStore(source, reparse, expected_bytes=self.expected_bytes, **self.keep)
+        self.store = EventStore(source, reparse)
         if self.observer is not None:
             self.observer.start(header, self.store)
             self._accept = self.observer.accept

@@ -11,10 +11,12 @@ under 1 GiB), so the store keeps, per event, only where its line lives and parse
   implicit fixture seq, a normalized legacy shape, a record spanning two zstd frames) keeps its
   line reference plus, when needed, the decoded dict itself.
 
-Small logs (below `KEEP_EVENTS` events and `KEEP_BYTES` bytes of lines) simply keep every parsed
-dict: the fast path. Parsed dicts of large logs are cached in a small LRU. Events are shared,
-never copied: callers must not mutate them. The per-event type is kept as a small code so
-filters by type never parse.
+Every log is stored this way, whatever its size: the load's pass reads each event while it is in
+hand, so no later consumer needs the parsed dicts kept, and keeping them cost the notebook path
+more than the reads it saved (bench/README, "One store"). Parsed dicts are cached in a small LRU;
+a read parses afresh, so an event's identity means nothing: compare seqs, never ``is``. Events
+are shared, never copied: callers must not mutate them. The per-event type is kept as a small
+code so filters by type never parse.
 """
 from __future__ import annotations
 
@@ -33,17 +35,11 @@ from workbench.io.sources import BytesSource, FileSource, FrameSource, Source
 _TYPE_OF = itemgetter("type")
 _SUB = operator.sub
 
-KEEP_EVENTS = 200_000
-"""Keep parsed dicts of logs up to this many events (fast path)."""
-
-KEEP_BYTES = 64 * 1024 * 1024
-"""... and up to this many bytes of event lines."""
-
 CACHE_EVENTS = 1024
-"""Parsed dicts kept by a large log's LRU."""
+"""Parsed dicts kept by the LRU."""
 
 WINDOW = 4 * 1024 * 1024
-"""Bytes read at once when a large log is iterated in order."""
+"""Bytes read at once when the store is iterated in order."""
 
 
 class EventStore(Sequence):
@@ -53,16 +49,9 @@ class EventStore(Sequence):
     + 1 unless lines went missing); the type code per *event*. A line holding several events (a
     v0 packed row) is a row ``(first event, count)``; the rows map an event to its line."""
 
-    def __init__(self, source: Source, reparse: Callable[[dict], dict], *,
-                 keep_events: int = KEEP_EVENTS, keep_bytes: int = KEEP_BYTES,
-                 expected_bytes: int = 0) -> None:
+    def __init__(self, source: Source, reparse: Callable[[dict], dict]) -> None:
         self._source = source
         self._reparse = reparse
-        self._keep_events = keep_events
-        self._keep_bytes = keep_bytes
-        # a log known to be large is lazy from the first event: no dict list to grow and drop
-        self._dicts: list[dict] | None = [] if expected_bytes <= keep_bytes else None
-        self._bytes = 0
         self._offset = array("q")  # per line
         self._length = array("l")  # per line
         self._lines: array | None = None  # per line, only once a line number is not position + 1
@@ -138,12 +127,6 @@ class EventStore(Sequence):
         if inline:
             for member, event in enumerate(events):
                 self._inline[index + member] = event
-        dicts = self._dicts
-        if dicts is not None:
-            dicts.extend(events)
-            self._bytes += length
-            if len(dicts) > self._keep_events or self._bytes > self._keep_bytes:
-                self._dicts = None
 
     def extend(self, events: list, first_line: int, starts: list, ends: list, chunk_start: int,
                rows: list | None = None) -> None:
@@ -167,12 +150,6 @@ class EventStore(Sequence):
         self._type.extend(types)
         for _, at, count in rows or ():
             self._row_of(index + at, count)
-        dicts = self._dicts
-        if dicts is not None:
-            dicts.extend(events)
-            self._bytes += sum(lengths)
-            if len(dicts) > self._keep_events or self._bytes > self._keep_bytes:
-                self._dicts = None
 
     def _extend_lines(self, events: list, first_line: int, starts: list, ends: list, chunk_start: int,
                       rows: list) -> None:
@@ -220,11 +197,6 @@ class EventStore(Sequence):
     def _segment_of(self, index: int) -> int:
         return self._run_segments[bisect_right(self._run_starts, index) - 1]
 
-    @property
-    def lazy(self) -> bool:
-        """Whether events are parsed on demand (a large log) rather than kept."""
-        return self._dicts is None
-
     # -- reading --------------------------------------------------------------------------------
 
     def __len__(self) -> int:
@@ -239,8 +211,6 @@ class EventStore(Sequence):
     def __getitem__(self, index: int | slice) -> Any:
         if isinstance(index, slice):
             return [self[i] for i in range(*index.indices(len(self)))]
-        if self._dicts is not None:
-            return self._dicts[index]
         n = len(self._type)
         if index < 0:
             index += n
@@ -272,11 +242,6 @@ class EventStore(Sequence):
         return self._reparse(value)
 
     def __iter__(self) -> Iterator[dict]:
-        if self._dicts is not None:
-            return iter(self._dicts)
-        return self._iter_lazy()
-
-    def _iter_lazy(self) -> Iterator[dict]:
         """Sequential reading in large windows (one ``pread`` per `WINDOW` bytes, not per event);
         the LRU is neither consulted nor filled, so a full pass does not evict random reads."""
         window = _Window(self._source.read)
@@ -312,10 +277,6 @@ class EventStore(Sequence):
         """`(index, event)` for ascending `indexes`, parsing only those: windowed sequential
         reads like `__iter__`, but the events between are neither parsed nor decoded (a
         packed v0 row member is read by index, through the row cache)."""
-        if self._dicts is not None:
-            for index in indexes:
-                yield index, self._dicts[index]
-            return
         window, inline = _Window(self._source.read), self._inline
         offsets, lengths = self._offset, self._length
         for index in indexes:
@@ -359,8 +320,7 @@ class EventStore(Sequence):
         self._source.close()
 
     def __repr__(self) -> str:
-        mode = "lazy" if self._dicts is None else "kept"
-        return f"EventStore({len(self)} events, {mode})"
+        return f"EventStore({len(self)} events)"
 
 
 class _Window:

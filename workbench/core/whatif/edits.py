@@ -30,25 +30,25 @@ from workbench.core.whatif.replay import REMOVE, Replay
 def replace_summary(events: Sequence[Mapping[str, Any]], header: Mapping[str, Any],
                     compaction_id: str, text: str, *, label: str) -> Replay:
     """The log with compaction `compaction_id`'s summary replaced by `text` (module doc)."""
-    summaries = [e for e in events if e.get("type") == "compaction/summary"
+    summaries = [(seq, e) for seq, e in enumerate(events) if e.get("type") == "compaction/summary"
                  and (e.get("data") or {}).get("compactionId") == compaction_id]
     if not summaries:
         raise WhatIfError(f"no completed compaction with id {compaction_id!r} in this log")
-    logged = summaries[0]["data"]
+    at, logged = summaries[0][0], summaries[0][1]["data"]
     blocks = [{"type": "text", "text": text}]
     same = logged.get("summary") == blocks
     r = Replay(events, header, label="logged" if same else label)
-    for event in events:
+    for seq, event in enumerate(events):   # by seq: a store parses each read afresh
         patch = None
-        if event is summaries[0] and not same:
+        if seq == at and not same:
             patch = {"summary": blocks, "rawOutput": REMOVE, "llmStreamCall": REMOVE,
                      "usage": REMOVE, "maxTokens": REMOVE, "provider": "workbench", "model": label}
         elif (not same and event.get("type") == "user/message"
               and ((event.get("data") or {}).get("source") or {}).get("compactionId") == compaction_id):
             patch = {"content": frame_summary(blocks)}
-        seq = r.carry(event, patch=patch)
+        out = r.carry(event, patch=patch)
         if patch is not None and "summary" in patch:
-            data = r.out[seq]["data"]
+            data = r.out[out]["data"]
             framed = framed_summary_tokens(blocks, version=r.version)
             if framed >= data["shadowedTokenCount"]:
                 raise WhatIfError(f"shrink check: summary is not smaller than the shadowed content "
