@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
+from decoded import Decoded
 
 from workbench.build import LogBuilder
 from workbench.core.load import evaluate_bytes, evaluate_path, load_bytes, load_log
@@ -93,21 +94,8 @@ def test_killed_mid_compaction_closers_equal_what_the_harness_appended(real_v4: 
     assert killed.resume_appended == ["turn/end", "session/end-seed"]
 
 
-class _Decoded:
-    """An observer keeping every event the scan decoded (what the load's pass sees)."""
-
-    def __init__(self) -> None:
-        self.events: list[dict] = []
-
-    def start(self, header: object, events: object) -> None:
-        pass
-
-    def accept(self, events: list) -> None:
-        self.events.extend(events)
-
-
 def _store_and_decoded(path: Path) -> tuple:
-    decoded = _Decoded()
+    decoded = Decoded()
     return scan_path(path, observer=decoded).log.events, decoded.events
 
 

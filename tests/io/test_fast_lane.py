@@ -13,6 +13,7 @@ import json
 
 import pytest
 import zstandard
+from decoded import Decoded
 
 from workbench.io.legacy import V0Codec
 from workbench.io.read import scan_bytes
@@ -142,27 +143,19 @@ def test_v0_batched_lane_equals_line_by_line(size: int) -> None:
     assert '"text-chunks"' in body.decode()  # packed rows took part
 
 
-class _Seen:
-    """An observer keeping every event the scan decoded (what the load's pass sees)."""
-
-    def __init__(self) -> None:
-        self.events: list = []
-
-    def start(self, header: object, events: object) -> None:
-        pass
-
-    def accept(self, events: list) -> None:
-        self.events.extend(events)
-
-
 def _read_back(data: bytes, name: str) -> tuple:
-    seen = _Seen()
+    seen = Decoded()
     store = scan_bytes(data, name=name, observer=seen).log.events
     n = len(store)
     assert n == len(seen.events) > 0
     by_index = [store[i] for i in reversed(range(n))][::-1]
     in_order = list(store)
     assert [store.type_of(i) for i in range(n)] == [e.get("type") for e in seen.events]
+    plain = data
+    if name.endswith(".zstd"):
+        plain = zstandard.ZstdDecompressor().stream_reader(data, read_across_frames=True).read()
+    lines = plain.split(b"\n")   # line 0 is the header
+    assert [store.raw_line(i) for i in range(n)] == [lines[store.line_of(i)] for i in range(n)]
     return repr(seen.events), repr(by_index), repr(in_order)
 
 

@@ -11,12 +11,10 @@ under 1 GiB), so the store keeps, per event, only where its line lives and parse
   implicit fixture seq, a normalized legacy shape, a record spanning two zstd frames) keeps its
   line reference plus, when needed, the decoded dict itself.
 
-Every log is stored this way, whatever its size: the load's pass reads each event while it is in
-hand, so no later consumer needs the parsed dicts kept, and keeping them cost the notebook path
-more than the reads it saved (bench/README, "One store"). Parsed dicts are cached in a small LRU;
-a read parses afresh, so an event's identity means nothing: compare seqs, never ``is``. Events
-are shared, never copied: callers must not mutate them. The per-event type is kept as a small
-code so filters by type never parse.
+Every log is stored this way, whatever its size (the load's pass reads each event while it has
+it parsed). Parsed dicts are cached in a small LRU; any other read parses afresh, so an event's
+identity means nothing: compare seqs, never ``is``. Events are shared, never copied: callers
+must not mutate them. The per-event type is kept as a small code so filters by type never parse.
 """
 from __future__ import annotations
 

@@ -25,16 +25,18 @@ from workbench.core.compaction.entry import inspect_compaction_entry_state
 from workbench.core.compaction.selection import select_compactable_range
 from workbench.core.whatif.remap import WhatIfError
 from workbench.core.whatif.replay import REMOVE, Replay
+from workbench.io.payloads import read_events, seqs_of_type
 
 
 def replace_summary(events: Sequence[Mapping[str, Any]], header: Mapping[str, Any],
                     compaction_id: str, text: str, *, label: str) -> Replay:
     """The log with compaction `compaction_id`'s summary replaced by `text` (module doc)."""
-    summaries = [(seq, e) for seq, e in enumerate(events) if e.get("type") == "compaction/summary"
-                 and (e.get("data") or {}).get("compactionId") == compaction_id]
+    summaries = [(seq, e) for seq, e in read_events(events, seqs_of_type(events, {"compaction/summary"}))
+                 if (e.get("data") or {}).get("compactionId") == compaction_id]
     if not summaries:
         raise WhatIfError(f"no completed compaction with id {compaction_id!r} in this log")
-    at, logged = summaries[0][0], summaries[0][1]["data"]
+    at, summary = summaries[0]
+    logged = summary["data"]
     blocks = [{"type": "text", "text": text}]
     same = logged.get("summary") == blocks
     r = Replay(events, header, label="logged" if same else label)
