@@ -44,7 +44,7 @@ def _measure_session(path: Path) -> dict:
     """`workbench.load` then `compactions_df()`, in this process (the ``session`` kind)."""
     sys.path.insert(0, str(ROOT))
     import workbench
-    c0, t0 = time.process_time(), time.perf_counter()
+    c0 = time.process_time()
     session = workbench.load(path)
     c1, t1 = time.process_time(), time.perf_counter()
     frame = session.compactions_df()

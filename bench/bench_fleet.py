@@ -55,7 +55,7 @@ def make_root(root: Path, n: int, seed: int = 23) -> Path:
                        cwd=f"/srv/project-{i % 11}", created_at=1_790_000_000_000 + i * 60_000)
         _session(b, rng, int(rng.lognormvariate(7.45, 0.6)) + 40)
         grow = i % GROW_EVERY == 0
-        path = b.write_to_root(root, compression="none" if grow or rng.random() < 0.5 else "zstd")
+        b.write_to_root(root, compression="none" if grow or rng.random() < 0.5 else "zstd")
         if grow:
             _session(b, random.Random(seed * i + 1), b.seq + 300)
             b.write_to_root(grown, compression="none")
