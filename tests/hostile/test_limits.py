@@ -144,3 +144,63 @@ def test_deep_values_print_as_json_stringify_would():
     text = "[" * 1_500 + ' 1.0 , -0 , 1e2 , "\\u0041\\/" , { "x" : [ ] } ' + "]" * 1_500
     assert jsjson.stringify(jsjson.loads(text.encode())) == \
         "[" * 1_500 + '1,0,100,"A/",{"x":[]}' + "]" * 1_500
+
+
+def _ranged(clean_lines: list[bytes], count: int, sources) -> list[bytes]:
+    """`clean_lines` then `count` more rows, row k citing `sources(k)` (its seq k)."""
+    first = len(clean_lines) - 1      # the header is line 0: the next seq
+    rows = [json.dumps({"type": "session/title", "seq": k, "time": 1, "data": {"title": "t"},
+                        "sourceEventSeqs": sources(k)}, separators=(",", ":")).encode()
+            for k in range(first, first + count)]
+    return clean_lines + rows
+
+
+def test_range_pairs_citing_every_earlier_seq_stop_at_the_named_bound(clean_lines):
+    """Each row of n is a few bytes and expands to all earlier seqs: n²/2 in all (gigabytes at
+    n = 40,000). Reading stops at the line that passes `MAX_RANGE_SEQS` + 8 per event; the rows
+    before it load."""
+    from workbench.io import rows_v4
+    lines = _ranged(clean_lines, 40_000, lambda k: [[0, k - 1]])
+    log = _log(lines)
+    stop = next(d for d in log.defects if d.rule == "sources_limit")
+    assert "MAX_RANGE_SEQS" in stop.message and f"line {stop.line}" in stop.message
+    assert log.verdict == "corrupt"
+    assert len(log.events) == stop.line - 1 < 4_000
+    expanded = sum(range(len(clean_lines) - 1, len(log.events)))   # what the loaded rows hold
+    assert expanded <= rows_v4.MAX_RANGE_SEQS + rows_v4.RANGE_SEQS_PER_EVENT * len(log.events)
+
+
+def test_range_pairs_citing_the_events_since_the_last_never_meet_the_bound(clean_lines):
+    """DSH 0.1.2's pattern: each message cites the range since the previous one."""
+    step = 50
+    lines = _ranged(clean_lines, 2_000, lambda k: [[max(0, k - step), k - 1]])
+    log = _log(lines)
+    assert not any(d.rule == "sources_limit" for d in log.defects)
+    assert len(log.events) == len(lines) - 1
+
+
+def test_v0_range_pairs_share_the_bound_and_an_undecodable_pair_is_no_range(tmp_path, monkeypatch):
+    """A v0 (DSH 0.1.2) row's pairs are charged to the same bound; a pair that does not decode
+    (``[0, 10**12]``: not earlier than its row) stays a list entry the fold names, and no
+    consumer expands it (the index once did: MemoryError in `workbench.load`)."""
+    from workbench.io import rows_v4
+    from workbench.session import Session
+    path = tour_script(0, session_id="session-ranges", pack_rows=False).write(tmp_path / "x.session.jsonl")
+    lines = path.read_bytes().rstrip(b"\n").split(b"\n")
+    at = next(i for i, x in enumerate(lines) if b'"sourceEventSeqs"' in x)
+    row = json.loads(lines[at])
+
+    def with_sources(sources) -> list[bytes]:
+        return lines[:at] + [json.dumps({**row, "sourceEventSeqs": sources}).encode()] + lines[at + 1:]
+
+    log = _log(with_sources([[0, 10**12]]), name="x.session.jsonl")
+    seq = next(e["seq"] for e in log.events if e.get("sourceEventSeqs") == [[0, 10**12]])
+    assert any("sourceEventSeqs" in d.message for d in log.defects), log.defects
+    session = Session(log)
+    assert list(session.events_df()["source_seqs"].iloc[seq]) == []
+    session.compactions_df()
+    monkeypatch.setattr(rows_v4, "MAX_RANGE_SEQS", 0)
+    monkeypatch.setattr(rows_v4, "RANGE_SEQS_PER_EVENT", 0)
+    stopped = _log(with_sources([[0, 1]]), name="x.session.jsonl")
+    assert [d.rule for d in stopped.defects][:1] == ["sources_limit"], stopped.defects
+    assert len(stopped.events) == seq

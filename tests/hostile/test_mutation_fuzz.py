@@ -1,6 +1,8 @@
 """Mutation fuzz over the real corpus logs (`../shared/corpus`): each log is mutated (bytes
 flipped, lines dropped, duplicated or swapped, garbage and deep nesting inserted, numbers blown
-up, the file cut anywhere), then loaded, framed and run through ``workbench info`` and ``fold``.
+up, the file cut anywhere, a value of another JSON type put at a random path or another event type
+over an event's data), then loaded, framed and run through ``workbench info``, ``fold``, ``audit``
+and ``tokens``.
 Zero untyped exceptions, zero tracebacks, and every input (corpus and mutated) byte-identical
 afterwards.
 
@@ -10,6 +12,7 @@ mutations run, never whether the test passes.
 """
 from __future__ import annotations
 
+import json
 import os
 import random
 import re
@@ -44,7 +47,7 @@ def _plaintext(data: bytes) -> bytes:
 def mutate(data: bytes, rng: random.Random) -> bytes:
     """One random mutation of a log's plaintext (the header line is kept most of the time)."""
     lines = data.split(b"\n")
-    kind = rng.randrange(10)
+    kind = rng.randrange(12)
     i = rng.randrange(1, max(2, len(lines)))
     if kind == 0:  # flip bytes
         buf = bytearray(data)
@@ -81,9 +84,51 @@ def mutate(data: bytes, rng: random.Random) -> bytes:
             lines[i] = lines[i][:at] + rng.choice(["\u202e", "\ud800", "😀" * 1000,
                                                    "\\ud800", "\u2028"]).encode(
                 "utf-8", "surrogatepass") + lines[i][at:]
+    elif kind == 9 and i < len(lines):  # a value of another JSON type at a random path
+        lines[i] = _retyped(lines[i], rng)
+    elif kind == 10 and i < len(lines):  # another event type over this event's data
+        lines[i] = _retyped(lines[i], rng, event_type=True)
     else:
         lines.insert(i, b"\\" * rng.randint(1, 50))
     return b"\n".join(lines)
+
+
+_VALUES = [None, True, 0, -1, 2**53 + 1, 1e308, 0.5, "", "x" * 5_000, "\ud800", [], {}, [None], [[]],
+           [{}], {"type": 5}, {"type": "text", "text": 5}, {"op": "replace"}, list(range(300))]
+_TYPES = ["user/message", "assistant/message", "tool/result", "tool/call", "system/message",
+          "compaction/start", "compaction/summary", "compaction/end", "request/header",
+          "turn/start", "turn/end", "step/start", "step/end", "assistant/chunk", "todo/write"]
+
+
+def _retyped(line: bytes, rng: random.Random, *, event_type: bool = False) -> bytes:
+    """`line` with one value (at a random path) replaced by one of another JSON type or
+    deleted, or with another event type; a line that is not JSON stays as it is."""
+    try:
+        value = json.loads(line)
+    except ValueError:
+        return line
+    if event_type and isinstance(value, dict):
+        value["type"] = rng.choice(_TYPES)
+    else:
+        paths: list[tuple] = []
+        todo: list[tuple[tuple, object]] = [((), value)]
+        while todo:
+            path, node = todo.pop()
+            paths.append(path)
+            items = node.items() if isinstance(node, dict) else \
+                enumerate(node[:20]) if isinstance(node, list) else ()
+            todo.extend((path + (k,), v) for k, v in items)
+        if len(paths) < 2:
+            return line
+        path = rng.choice(paths[1:])
+        parent = value
+        for key in path[:-1]:
+            parent = parent[key]
+        if isinstance(parent, dict) and rng.random() < 0.25:
+            del parent[path[-1]]
+        else:
+            parent[path[-1]] = rng.choice(_VALUES)
+    return json.dumps(value, ensure_ascii=rng.random() < 0.5).encode("utf-8", "surrogatepass")
 
 
 def _zstd(plaintext: bytes, rng: random.Random) -> bytes:
@@ -125,7 +170,7 @@ def test_mutation_fuzz_over_the_corpus(shared_dir: Path, tmp_path: Path, capsys)
             every_frame(path)
         except WorkbenchError:
             pass  # a typed refusal (e.g. not a session log at all) is an answer, not a crash
-        every_command(path, tmp_path / f"m{runs}", capsys, ("info", "fold"))
+        every_command(path, tmp_path / f"m{runs}", capsys, ("info", "fold", "audit", "tokens"))
         assert digest(path) == mutated_digest, path
         runs += 1
     assert {p: digest(p) for p in logs} == before

@@ -33,18 +33,15 @@ from workbench.core.tool_facts import INT_LIMIT, ToolFacts, as_int
 
 
 def seq_list(value: Any) -> list[int] | None:
-    """A ``sourceEventSeqs``-like value as ints; v4 range pairs ``[a, b]`` expanded (v4 §1.4)."""
+    """A logical event's ``sourceEventSeqs`` as ints (an entry that is no integer left out). Range
+    pairs are a storage encoding its codec expanded (`workbench.io.rows_v4`); one that did not
+    decode is a list entry, not a range of seqs here."""
     if not isinstance(value, list):
         return None
     out: list[int] = []
     for item in value:
         if type(item) is int and -INT_LIMIT < item < INT_LIMIT:   # as_int's common case
             out.append(item)
-            continue
-        if isinstance(item, list) and len(item) == 2:
-            a, b = as_int(item[0]), as_int(item[1])
-            if a is not None and b is not None and a <= b:
-                out.extend(range(a, b + 1))
             continue
         v = as_int(item)
         if v is not None:

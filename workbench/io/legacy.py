@@ -18,15 +18,16 @@ Three v0-only adjustments follow (they never touch runtime logs of the current s
   that does not match a legacy pattern exactly is left as it is for validation to judge;
 * **range pairs** (DSH 0.1.2): its writer stores ``sourceEventSeqs`` with inclusive ``[a,b]`` pairs
   (the v4 §1.4 encoding, e.g. ``[[12,25]]`` on ``assistant/message``); a list that decodes by that
-  rule (`workbench.io.rows_v4.decode_seq_ranges`) is expanded, any other is left as written for
-  the fold to judge (a v0 reader's "must densely contain non-negative safe integers").
+  rule (`workbench.io.rows_v4.decode_seq_ranges`) is expanded, and charged to the log's bound on
+  expanded pairs (`workbench.io.rows_v4.charge_ranges`); any other is left as written for the
+  fold to judge (a v0 reader's "must densely contain non-negative safe integers").
 """
 from __future__ import annotations
 
 from typing import Any
 
 from workbench.io.jsjson import js_str
-from workbench.io.rows_v4 import RowDecodeError, decode_seq_ranges
+from workbench.io.rows_v4 import RowDecodeError, charge_ranges, decode_seq_ranges
 from workbench.io.scan import RowIssue
 
 _ROW_TAGS = frozenset(("text-chunks", "reasoning-chunks", "tool-call-chunks"))
@@ -59,13 +60,15 @@ class V0Codec:
     after_issue_types = frozenset(("turn/end",))
     """Row types that still matter after the issue (only a ``turn/end`` makes it fatal)."""
 
-    __slots__ = ("session_id", "implicit", "message_ids", "changed", "inline", "packed")
+    __slots__ = ("session_id", "implicit", "message_ids", "changed", "inline", "packed", "ranged")
 
     def __init__(self, session_id: str) -> None:
         self.session_id = session_id
         self.implicit: bool | None = None
         self.message_ids: dict[int, str] = {}
         self.changed = 0
+        self.ranged = 0
+        """Seqs the log's range pairs expanded to so far (`workbench.io.rows_v4.charge_ranges`)."""
         self.inline = False
         """Whether the events of the last decoded line differ from what re-parsing would give."""
         self.packed = False
@@ -152,6 +155,9 @@ class V0Codec:
             normalized = self.normalize(event)
             if normalized is not event:
                 inline = True
+                sources = normalized.get("sourceEventSeqs")
+                if sources is not event.get("sourceEventSeqs"):   # range pairs expanded
+                    self.ranged = charge_ranges(self.ranged, len(sources), normalized["seq"], line)
             out.append(normalized)
         if inline:
             self.changed += len(out)

@@ -15,6 +15,13 @@ steps, reproduced here with its exact texts:
 
 Problems become `RowIssue`s for the line scanner (`workbench.io.scan`); decode problems carry the
 reference wrapper ``corrupt session log: invalid committed event at line N: <detail>``.
+
+Range pairs are the one storage encoding whose decoded size is not bounded by the bytes read: a
+row's pairs expand to at most its seq values, but every row may cite all earlier seqs, so a log
+of n such rows of a few bytes each expands to n²/2. The codecs (v4, v3 and v0's DSH 0.1.2 pairs)
+charge each expanded list to `charge_ranges`: past `MAX_RANGE_SEQS` plus `RANGE_SEQS_PER_EVENT`
+per event, reading stops at that line (rule ``sources_limit``), a workbench bound the reference
+does not have. A log whose pairs each cite the events since the last one never comes near it.
 """
 from __future__ import annotations
 
@@ -30,8 +37,28 @@ _EVENT_REQUIRED = ("type", "seq", "time", "data")
 _EVENT_KEYS = frozenset(_EVENT_REQUIRED + ("ignorable", "sourceEventSeqs", "surfaceOp"))
 _MAX = 2**53 - 1
 
-__all__ = ["RowDecodeError", "SyntaxRefusal", "V4Codec", "admit_row", "decode_envelope", "decode_seq_ranges",
-           "expand_sources", "strict_equal"]
+MAX_RANGE_SEQS = 1 << 22
+"""Seqs that the range pairs of a log may expand to in all, beyond `RANGE_SEQS_PER_EVENT` per
+event (module doc)."""
+
+RANGE_SEQS_PER_EVENT = 8
+"""Seqs per event (by the citing event's seq) that range pairs may expand to beyond
+`MAX_RANGE_SEQS`: the bound grows with the log, so memory stays linear in its length."""
+
+
+def charge_ranges(spent: int, expanded: int, seq: int, line: int) -> int:
+    """`spent` plus the `expanded` seqs of the range-pair list of the event `seq` at `line`;
+    raises the fatal ``sources_limit`` `RowIssue` past the log's bound (module doc)."""
+    spent += expanded
+    if spent > MAX_RANGE_SEQS + RANGE_SEQS_PER_EVENT * seq:
+        raise RowIssue("sources_limit", f"stopped reading at line {line}: its sourceEventSeqs range "
+                       f"pairs bring the log's expanded range seqs to {spent:,}, more than "
+                       f"{MAX_RANGE_SEQS:,} + {RANGE_SEQS_PER_EVENT} per event (MAX_RANGE_SEQS, the "
+                       "workbench's memory bound; the reference expands them all)", fatal=True)
+    return spent
+
+__all__ = ["MAX_RANGE_SEQS", "RANGE_SEQS_PER_EVENT", "RowDecodeError", "SyntaxRefusal", "V4Codec", "admit_row",
+           "charge_ranges", "decode_envelope", "decode_seq_ranges", "expand_sources", "strict_equal"]
 
 
 # -- envelope decode (reference: released v2 decodeEvent / decodeSeqRanges) ---------------------
@@ -143,10 +170,12 @@ class V4Codec:
     inline = False
     packed = False
 
-    __slots__ = ("inherited",)
+    __slots__ = ("inherited", "ranged")
 
     def __init__(self) -> None:
         self.inherited: Any = None
+        self.ranged = 0
+        """Seqs the log's range pairs expanded to so far (`charge_ranges`)."""
 
     def screen(self, value: Any, raw: bytes) -> None:
         if type(value) is dict:
@@ -208,13 +237,18 @@ class V4Codec:
                            f"corrupt session log: invalid committed event at line {line}: released v2 row {row} "
                            f"has seq gap (expected {expected}, got {js_str(seq)})",
                            turn_end=event["type"] == "turn/end")
+        inherited = False
         if event["type"] == "session/end-seed":
             data = event["data"]
             if type(data) is not dict:
                 raise RowIssue("row_invalid", f"corrupt session log: invalid committed event at line {line}: "
                                f"session/end-seed {js_str(seq)} data must be an object")
-            if data.get("inherited") is True:
-                self.inherited = expected
+            inherited = data.get("inherited") is True
+        sources = value.get("sourceEventSeqs")
+        if type(sources) is list and event["sourceEventSeqs"] is not sources:   # pairs expanded
+            self.ranged = charge_ranges(self.ranged, len(event["sourceEventSeqs"]), expected, line)
+        if inherited:
+            self.inherited = expected
         return [event]
 
     @staticmethod

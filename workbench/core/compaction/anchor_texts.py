@@ -92,7 +92,7 @@ def message_views(message: Any, *, parts: bool = True, pieces: bool = True,
     if isinstance(message, dict):
         source = message.get("source")
         kind = source.get("kind") if isinstance(source, dict) else None
-        keep = pieces and kind not in BOILERPLATE_SOURCES
+        keep = pieces and not (type(kind) is str and kind in BOILERPLATE_SOURCES)
         prose = "user" if message.get("role") == "user" and kind in (None, "user") else "text"
         _walk(message.get("content"), prose, out_parts if parts else None,
               out_pieces if keep else None, blocks)

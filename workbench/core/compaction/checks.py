@@ -88,7 +88,7 @@ def _cites_sources(r: CompactionRecord, timeline: SurfaceTimeline,
         rejected = next((e for e in timeline.errors if e.seq == r.replacement_seq), None)
     else:
         rejected = errors.get(r.replacement_seq)
-    sources = set(r.replacement_sources or ())
+    sources = {s for s in r.replacement_sources or () if not isinstance(s, (dict, list))}
     wanted = [("start", r.start_seq), ("summary", r.summary_seq)]
     missing = [f"{n} {s}" for n, s in wanted if s is not None and s not in sources]
     missing_nodes = [s for s in hidden or () if s not in sources]

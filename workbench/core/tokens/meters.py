@@ -251,12 +251,28 @@ class DeepSeekMeter(_TokenizerMeter):
         self._tokenizer = deepseek_tokenizer()
 
     def count_text(self, text: str) -> int:
-        return len(self._tokenizer.encode(text, add_special_tokens=False).ids) if text else 0
+        if not text:
+            return 0
+        try:
+            return len(self._tokenizer.encode(text, add_special_tokens=False).ids)
+        except TypeError:   # a lone surrogate (valid in a JSON string, not in UTF-8)
+            return len(self._tokenizer.encode(_scrubbed(text), add_special_tokens=False).ids)
 
     def _encode_lengths(self, texts: list[str]) -> list[int]:
         if len(texts) == 1:
             return [self.count_text(texts[0])]
-        return [len(e.ids) for e in self._tokenizer.encode_batch_fast(texts, add_special_tokens=False)]
+        try:
+            encoded = self._tokenizer.encode_batch_fast(texts, add_special_tokens=False)
+        except TypeError:   # a lone surrogate in one of them (`count_text`)
+            encoded = self._tokenizer.encode_batch_fast(list(map(_scrubbed, texts)),
+                                                        add_special_tokens=False)
+        return [len(e.ids) for e in encoded]
+
+
+def _scrubbed(text: str) -> str:
+    """`text` with each lone surrogate as U+FFFD, as tiktoken's `encode_ordinary` counts it (the
+    Rust tokenizers take only text that UTF-8 can hold)."""
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
 # -- registry

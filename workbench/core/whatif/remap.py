@@ -2,8 +2,8 @@
 
 A counterfactual drops some real events (compaction brackets it re-decides) and inserts new ones,
 so every later real event gets a new seq, and every field that names a seq must follow: the
-envelope `seq`, `sourceEventSeqs` (range pairs expanded), replace `surfaceOp` endpoints, and in
-`data`: `shadowedRange`, `shadowedSeqs`, `sourceEventSeq` (`command/done`), `throughSeq`
+envelope `seq`, `sourceEventSeqs` (logical: its codec expanded the range pairs), replace
+`surfaceOp` endpoints, and in `data`: `shadowedRange`, `shadowedSeqs`, `sourceEventSeq` (`command/done`), `throughSeq`
 (delivery markers), `messageSeqs` (titles), `headerSeq` (developer messages) and the `seq` of
 each `image/offload` target. These are all the seq references of format v4 (spec §1.4, §3, §4).
 
@@ -70,19 +70,6 @@ class SeqMap:
         return old in self._new
 
 
-def expand_sources(sources: Any) -> Any:
-    """`sourceEventSeqs` with `[a, b]` range pairs expanded (v4 §1.4); anything else as is."""
-    if not isinstance(sources, list) or not any(isinstance(s, list) for s in sources):
-        return sources
-    out: list[Any] = []
-    for item in sources:
-        if isinstance(item, list) and len(item) == 2 and all(type(x) is int for x in item):
-            out.extend(range(item[0], item[1] + 1))
-        else:
-            out.append(item)
-    return out
-
-
 def remap_event(event: Mapping[str, Any], new_seq: int, seqs: SeqMap) -> dict[str, Any]:
     """`event` renumbered to `new_seq` with every seq reference mapped (module doc)."""
     if seqs.identity and event.get("seq") == new_seq:
@@ -92,7 +79,7 @@ def remap_event(event: Mapping[str, Any], new_seq: int, seqs: SeqMap) -> dict[st
     get = seqs.get
     sources = event.get("sourceEventSeqs")
     if isinstance(sources, list):
-        out["sourceEventSeqs"] = [get(s) for s in expand_sources(sources)]
+        out["sourceEventSeqs"] = [get(s) for s in sources]
     op = event.get("surfaceOp")
     if isinstance(op, dict):
         out["surfaceOp"] = {k: (get(v) if k in ("startSeq", "endSeq") else v) for k, v in op.items()}

@@ -1,0 +1,86 @@
+"""A log value of an unexpected JSON type where a consumer keys a set or dict by it, and text a
+tokenizer cannot take: found by a fuzz that puts values of every JSON type at random paths of
+real logs' events. Each case loads, builds every frame and runs every read-only subcommand with
+no internal error (each failed before its fix: TypeError from a set or dict lookup, or from the
+DeepSeek tokenizer)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hostile_checks import every_command, every_frame
+
+from tour_script import tour_script
+
+COMMANDS = ("info", "fold", "audit", "tokens")
+
+
+def _edited(tmp_path: Path, version: int, edit) -> Path:
+    name = "x.session.v4.jsonl" if version == 4 else "x.session.jsonl"
+    path = tour_script(version, session_id="session-types").write(tmp_path / f"base-{name}")
+    lines = path.read_bytes().rstrip(b"\n").split(b"\n")
+    out = [lines[0]]
+    for line in lines[1:]:
+        edited = edit(json.loads(line))
+        out.append(line if edited is None else json.dumps(edited).encode())
+    target = tmp_path / name
+    target.write_bytes(b"\n".join(out) + b"\n")
+    return target
+
+
+def _message(event: dict) -> dict | None:
+    data = event.get("data")
+    if not isinstance(data, dict):
+        return None
+    return data if event.get("type") == "user/message" else data.get("message")
+
+
+@pytest.mark.parametrize("version", [0, 4])
+@pytest.mark.parametrize("kind", [{}, [], [[1]]], ids=["object", "array", "nested"])
+def test_a_message_source_kind_of_any_type(tmp_path, capsys, version, kind):
+    def edit(event: dict) -> dict | None:
+        message = _message(event)
+        if not isinstance(message, dict):
+            return None
+        message["source"] = {"kind": kind}
+        return event
+    path = _edited(tmp_path, version, edit)
+    every_frame(path)
+    every_command(path, tmp_path, capsys, COMMANDS)
+
+
+@pytest.mark.parametrize("entry", [{}, [1], {"seq": 1}], ids=["object", "list", "keyed"])
+def test_replacement_sources_holding_any_type(tmp_path, capsys, entry):
+    """v0 keeps a `sourceEventSeqs` list that does not decode as written (the fold names it)."""
+    def edit(event: dict) -> dict | None:
+        op = event.get("surfaceOp")
+        if not (isinstance(op, dict) and op.get("op") == "replace"):
+            return None
+        event["sourceEventSeqs"] = [*event.get("sourceEventSeqs", []), entry]
+        return event
+    path = _edited(tmp_path, 0, edit)
+    every_frame(path)
+    every_command(path, tmp_path, capsys, COMMANDS)
+
+
+@pytest.mark.parametrize("version", [0, 4])
+def test_message_text_with_a_lone_surrogate_is_counted(tmp_path, capsys, version):
+    """JSON allows ``"\\ud800"``; UTF-8 cannot hold it. Every meter counts it as U+FFFD, as
+    tiktoken does."""
+    from workbench.core.tokens.meters import get_meter
+
+    def edit(event: dict) -> dict | None:
+        message = _message(event)
+        content = message.get("content") if isinstance(message, dict) else None
+        if not (isinstance(content, list) and content and isinstance(content[0], dict)
+                and isinstance(content[0].get("text"), str)):
+            return None
+        content[0]["text"] = "lone \ud800 surrogate " + content[0]["text"]
+        return event
+    path = _edited(tmp_path, version, edit)
+    every_frame(path)
+    every_command(path, tmp_path, capsys, COMMANDS)
+    for name in ("deepseek", "o200k"):
+        meter = get_meter(name, version=version)
+        assert meter.count_text("a\ud800b") == meter.count_text("a\ufffdb")
