@@ -84,3 +84,29 @@ def test_message_text_with_a_lone_surrogate_is_counted(tmp_path, capsys, version
     for name in ("deepseek", "o200k"):
         meter = get_meter(name, version=version)
         assert meter.count_text("a\ud800b") == meter.count_text("a\ufffdb")
+
+
+@pytest.mark.parametrize("members", [[1, None, {}], "joined", {"a": 1}], ids=["mixed", "string", "object"])
+def test_stream_runs_whose_members_are_not_strings(tmp_path, capsys, members):
+    """A v4 stream record's ``texts`` / ``args`` joined as JavaScript's ``join("")`` joins an
+    array; another value makes DSH's measure stop with a message. The widget (which replays the
+    measure on small logs) builds either way."""
+    pytest.importorskip("ipywidgets")
+    from workbench.session import load
+    from workbench.views import Workbench
+
+    def edit(event: dict) -> dict | None:
+        stream = event.get("data", {}).get("stream") if event.get("type") == "assistant/message" else None
+        if not isinstance(stream, list):
+            return None
+        for record in stream:
+            for key in ("texts", "args"):
+                if key in record:
+                    record[key] = members
+        return event
+    path = _edited(tmp_path, 4, edit)
+    every_frame(path)
+    every_command(path, tmp_path, capsys, COMMANDS)
+    session = load(path)
+    wb = Workbench(session)
+    wb.state.step = len(session) - 1

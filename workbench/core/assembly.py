@@ -285,13 +285,27 @@ def _fed(stream: Iterable[Any]) -> BlockAssembler:
             push(record.get("chunk", ABSENT))
         elif rtype == "text-chunks" or rtype == "reasoning-chunks":
             text_delta(record.get("index", ABSENT), "text" if rtype == "text-chunks" else "reasoning",
-                       "".join(record.get("texts") or ()))
+                       _joined(record.get("texts"), rtype))
         elif rtype == "tool-call-chunks":
             tool_delta(record.get("index", ABSENT), record.get("id", ABSENT),
-                       record.get("name", ABSENT), "".join(record.get("args") or ()))
+                       record.get("name", ABSENT), _joined(record.get("args"), rtype))
         else:
             raise AssemblyError(f"unreachable variant in assembleAssistantStream: {stringify(record)}")
     return assembler
+
+
+def _joined(members: Any, rtype: str) -> str:
+    """A run's members joined as JavaScript's ``members.join("")`` joins them (null as empty, any
+    other value as `String(value)`); a missing or empty run is empty; anything else that is not
+    an array is refused (where the reference's ``join`` would throw)."""
+    if type(members) is list:
+        try:
+            return "".join(members)
+        except TypeError:
+            return "".join("" if m is None else js_str(m) for m in members)
+    if not members:
+        return ""
+    raise AssemblyError(f"stored {rtype} record: its members are not an array ({stringify(members)[:80]})")
 
 
 __all__ = ["Assembly", "AssemblyError", "BlockAssembler", "assemble", "assemble_stream", "js_get",
