@@ -141,18 +141,22 @@ def _pairing_after(r: CompactionRecord, events: Sequence[Mapping[str, Any]],
 
 
 def _newest_result(r: CompactionRecord, events: Sequence[Mapping[str, Any]],
-                   timeline: SurfaceTimeline, hidden: tuple[int, ...]) -> Check | None:
+                   timeline: SurfaceTimeline, hidden: tuple[int, ...],
+                   facts: AuditFacts | None) -> Check | None:
     """Only a result of the owner turn matters: the model is still working from it. Results of
     finished turns may be condensed like any other history (an overflow or manual compaction
     with nothing retained hides them by design, v0 §5.3)."""
     if r.owner is None:
         return None
-    type_of = type_reader(events)
     surface = timeline.surface_at(r.replacement_seq - 1)
-    results = [s for s in surface if type_of(s) == "tool/result"]
-    if not results:
+    if facts is not None:
+        newest = facts.newest_result(surface)
+    else:
+        type_of = type_reader(events)
+        results = [s for s in surface if type_of(s) == "tool/result"]
+        newest = max(results) if results else None
+    if newest is None:
         return None
-    newest = max(results)
     data = events[newest].get("data")
     turn = data.get("turn") if isinstance(data, dict) else None
     if turn != r.owner or type(turn) is bool:
@@ -248,7 +252,7 @@ def compaction_checks(r: CompactionRecord, events: Sequence[Mapping[str, Any]],
                             f"{'<' if smaller else '>='} {computed} hidden"))
     if r.replacement_seq is not None and hidden:
         checks.append(_pairing_after(r, events, timeline, hidden, facts))
-        checks.append(_newest_result(r, events, timeline, hidden))
+        checks.append(_newest_result(r, events, timeline, hidden, facts))
         checks.append(_next_request(r, events, timeline, next_request))
     if hidden:
         checks.append(_originals(r, events, timeline, hidden, facts))

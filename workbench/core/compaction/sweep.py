@@ -12,8 +12,10 @@ re-prices every message. Every one of those reads is a pure function of one even
 * otherwise `AuditPlan` lists the seqs the checks need and `AuditFacts.read` reads them once in
   seq order (`workbench.io.payloads.read_events`).
 
-`AuditFacts` then answers the checks: pairing (`cut_balanced`), originals, the lost-fact probe
-of every attempt (hidden messages' interned facts merged in hidden order) and the cache break.
+`AuditFacts` then answers the checks: pairing (`cut_balanced`) and the newest tool result
+(`newest_result`), each a numpy sum or selection over the whole surface of an attempt, originals,
+the lost-fact probe of every attempt (hidden messages' interned facts merged in hidden order)
+and the cache break.
 The results equal the per-attempt reference computations (`pairing.cut_balanced`,
 `probe.lost_probe`, `probe.cache_break`): the audit tests compare them on generated logs.
 """
@@ -24,6 +26,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
 from typing import Any
+
+import numpy as np
 
 from workbench.core.compaction.eventfacts import (
     DEVELOPER, NO_MESSAGE, UNREAD, EventFacts)
@@ -36,7 +40,20 @@ from workbench.core.tokens.heuristic import estimate_header, estimate_message
 from workbench.io.generations import system_node
 from workbench.io.jsjson import deep_equal
 from workbench.io.memo import Memo
-from workbench.io.payloads import read_events, seqs_of_type
+from workbench.io.payloads import read_events, seqs_of_type, type_reader
+
+def _seq_array(nodes: Sequence[Any], count: int) -> np.ndarray | None:
+    """`nodes` (a surface: the fold's seqs) as an int64 array of seqs of a log of `count`
+    events; None when one is not such a seq (nothing but integers makes an integer array)."""
+    try:
+        seqs = np.asarray(nodes)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    if seqs.dtype.kind != "i" or seqs.ndim != 1 or (
+            len(seqs) and (seqs.min() < 0 or seqs.max() >= count)):
+        return None if len(seqs) else np.zeros(0, np.int64)
+    return seqs
+
 
 _CONFIG_FIELDS = ("provider", "model", "reasoningEffort", "temperature", "maxTokens", "stop")
 
@@ -102,6 +119,7 @@ class AuditFacts:
         self.delta, self.message = facts.delta, facts.message
         self.headers = facts.headers
         self._envelopes: Memo = Memo(8)
+        self._results: np.ndarray | None = None   # per seq: a tool/result (`newest_result`)
         end = timeline.end_seq
         self._projections = timeline.content_generation_at(end) != timeline.replace_generation_at(
             end)
@@ -160,7 +178,10 @@ class AuditFacts:
         return seq in self.facts.rewritten
 
     def cut_balanced(self, nodes: Sequence[int]) -> tuple[bool, ...]:
-        """`pairing.cut_balanced(nodes, events)` from the recorded deltas."""
+        """`pairing.cut_balanced(nodes, events)` from the recorded deltas: one cumulative sum
+        over the surface in numpy (an audit makes one per compaction, of the whole surface);
+        a surface the rule refuses is walked again by `pairing.cuts_from_deltas`, which names
+        its first bad node."""
         count = len(self.events)
         delta, message, facts = self.delta, self.message, self.facts
         misplaced = facts.misplaced
@@ -171,7 +192,31 @@ class AuditFacts:
             if message[seq] == UNREAD:
                 facts.ensure(seq)
             return None if seq in misplaced else delta[seq]
-        return cuts_from_deltas(nodes, node_delta)
+        seqs = _seq_array(nodes, count)
+        if seqs is None:
+            return cuts_from_deltas(nodes, node_delta)
+        for seq in seqs[np.frombuffer(message, dtype=np.int32)[seqs] == UNREAD].tolist():
+            facts.ensure(seq)
+        if misplaced and np.isin(seqs, np.fromiter(misplaced, np.int64, len(misplaced))).any():
+            return cuts_from_deltas(nodes, node_delta)
+        open_calls = np.cumsum(np.frombuffer(delta, dtype=np.int32)[seqs], dtype=np.int64)
+        if len(open_calls) and open_calls.min() < 0:
+            return cuts_from_deltas(nodes, node_delta)
+        return (True, *(open_calls == 0).tolist())
+
+    def newest_result(self, nodes: Sequence[int]) -> int | None:
+        """The highest seq of a ``tool/result`` among `nodes` (None: none is one)."""
+        if self._results is None:
+            results = np.zeros(len(self.events), dtype=bool)
+            results[seqs_of_type(self.events, ("tool/result",))] = True
+            self._results = results
+        seqs = _seq_array(nodes, len(self.events))
+        if seqs is None:
+            type_of = type_reader(self.events)
+            found = [s for s in nodes if type_of(s) == "tool/result"]
+            return max(found) if found else None
+        found = seqs[self._results[seqs]]
+        return int(found.max()) if len(found) else None
 
     # -- requests ------------------------------------------------------------------------------
 
