@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
-"""Reading time on hostile input: `python bench/bench_hostile.py [DIR] [--repeat N]`.
+"""Time on hostile input: `python bench/bench_hostile.py [DIR] [--repeat N] [--command C]`.
 
-Times ``workbench info PATH`` in a fresh process on each input `bench/make_hostile.py` writes
-(generated into DIR, default ``bench/out/hostile/``, when absent): zstd bombs of 32 KiB and
-128 KiB after a bad line, a zstd bomb of candidate event lines, 5M garbage lines and 5M escape
-lines after a bad line, and a valid 300 MB line. The baseline, measured in the same run, is
+Times ``workbench C PATH`` (default ``info``; ``audit`` reads every message's text too) in a
+fresh process on each input `bench/make_hostile.py` writes (generated into DIR, default
+``bench/out/hostile/``, when absent): zstd bombs of 32 KiB and 128 KiB after a bad line, a zstd
+bomb of candidate event lines, 5M garbage lines and 5M escape lines after a bad line, a valid
+300 MB line, 40,000 rows whose range pairs cite every earlier seq, a 400 KB line of "-a" and
+2,000 one-node compactions over a 20,000-node surface. The baseline, measured in the same run, is
 ``info`` on the clean base log (mostly interpreter and import time). Figures: wall seconds, the
 ratio to the baseline, the child's CPU seconds (user + system, which a machine shared with other
 jobs disturbs far less than wall time), peak RSS, the exit code and the first defect's rule.
@@ -26,9 +28,9 @@ TARGET_SECONDS = 5.0
 WORKBENCH = [sys.executable, "-m", "workbench.cli.main"]
 
 
-def _run(path: Path) -> dict:
+def _run(path: Path, command: str) -> dict:
     t0 = time.perf_counter()
-    proc = subprocess.Popen([*WORKBENCH, "info", str(path)], stdout=subprocess.DEVNULL,
+    proc = subprocess.Popen([*WORKBENCH, command, str(path)], stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, cwd=ROOT)
     err = proc.stderr.read().decode("utf-8", "replace")
     _, status, usage = os.wait4(proc.pid, 0)
@@ -43,9 +45,10 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("dir", nargs="?", default=str(ROOT / "bench" / "out" / "hostile"))
     parser.add_argument("--repeat", type=int, default=1, help="keep the fastest of N runs")
+    parser.add_argument("--command", default="info", choices=("info", "audit", "fold", "tokens"))
     args = parser.parse_args(argv)
     out = Path(args.dir)
-    if not (out / "clean.session.v4.jsonl").exists():
+    if not (out / "one-node-compactions.session.v4.jsonl").exists():
         import make_hostile
         make_hostile.generate(out)
     names = ["clean.session.v4.jsonl", *sorted(p.name for p in out.iterdir()
@@ -56,7 +59,7 @@ def main(argv: list[str]) -> int:
     worst = 0.0
     for name in names:
         path = out / name
-        best = min((_run(path) for _ in range(args.repeat)), key=lambda r: r["cpu"])
+        best = min((_run(path, args.command) for _ in range(args.repeat)), key=lambda r: r["cpu"])
         base = base or best["cpu"]
         worst = max(worst, best["cpu"])
         flag = "  TRACEBACK" if best["traceback"] else ""

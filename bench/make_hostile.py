@@ -106,7 +106,53 @@ def generate(out: Path) -> dict[str, Path]:
     long_name = "raw-long-line.session.v4.jsonl"
     paths[long_name] = out / long_name
     _long_line_log(paths[long_name], base, 300 * 1000 * 1000)
+    for name, write in (("ranges-every-earlier.session.v4.jsonl", _ranges_log),
+                        ("broken-run-line.session.v4.jsonl", _broken_run_log),
+                        ("one-node-compactions.session.v4.jsonl", _compactions_log)):
+        paths[name] = write(out / name)
     return paths
+
+
+def _ranges_log(path: Path) -> Path:
+    """40,000 rows after the base log, each citing every earlier seq as one range pair (4 MB on
+    disk, 800M seqs expanded)."""
+    base = _base_lines()
+    first = len(base) - 1
+    with open(path, "wb") as fh:
+        fh.write(b"".join(base))
+        for k in range(first, first + 40_000):
+            fh.write(json.dumps({"type": "session/title", "seq": k, "time": 1, "data": {
+                "title": "t"}, "sourceEventSeqs": [[0, k - 1]]}, separators=(",", ":")).encode()
+                + b"\n")
+    return path
+
+
+def _broken_run_log(path: Path) -> Path:
+    """A valid log whose user message is 400 KB of "-a": a start for the path patterns at
+    every break of one long run of word characters."""
+    b = LogBuilder(version=4, session_id="session-hostile-run")
+    with b.turn():
+        with b.step():
+            b.system("You are a coding agent.")
+            b.user("-a" * 200_000)
+            b.request_header()
+            b.assistant("Done.")
+    return Path(b.write(path))
+
+
+def _compactions_log(path: Path) -> Path:
+    """A valid log of 20,000 user messages and then 2,000 compactions that each hide one node:
+    every compaction's audit looks at a 20,000-node surface."""
+    b = LogBuilder(version=4, session_id="session-hostile-compactions")
+    with b.turn():
+        with b.step():
+            b.system("You are a coding agent.")
+            for i in range(20_000):
+                b.user(f"message {i}")
+        for k in range(2_000):
+            node = b.state.nodes[b.state.first_compactable()]
+            b.compact(node, node, summary=f"summary {k}")
+    return Path(b.write(path))
 
 
 def _long_line_log(path: Path, base: list[bytes], size: int) -> None:

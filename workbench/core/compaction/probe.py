@@ -33,8 +33,8 @@ _EXTENSIONS = ("py|js|mjs|cjs|ts|tsx|jsx|json|jsonl|md|txt|log|ya?ml|toml|sh|c|h
                "java|kt|rb|php|html|css|csv|tsv|ini|cfg|lock|sql|xml|zst|zstd")
 _PATTERNS: tuple[tuple[str, str], ...] = (
     ("urls", r"https?://[^\s<>\"'`)\]}]++"),
-    ("paths", r"(?<![\w/.:@-])(?:~|\.{1,2})?/?(?:[\w.@+-]++/)++[\w.@+-]*[\w@+-]"),
-    ("paths", rf"\b[\w-]++\.(?:{_EXTENSIONS})\b"),
+    ("paths", r"(?<![\w/.:@-])(?:~|\.{1,2})?/?(?:[\w.@+-]{1,255}+/)++[\w.@+-]*[\w@+-]"),
+    ("paths", rf"\b[\w-]{{1,255}}+\.(?:{_EXTENSIONS})\b"),
     ("errors", r"\b[A-Z]\w*+(?:(?<=Error)|(?<=Exception))\b"),
     ("errors", r"\b[A-Z][A-Z0-9]++(?:_[A-Z0-9]++)++\b"),
     ("errors", r"\bexit code:? \d+"),
@@ -48,7 +48,7 @@ _PATTERNS: tuple[tuple[str, str], ...] = (
 _FAST_PATTERNS: tuple[str, ...] = (
     _PATTERNS[0][1],
     _PATTERNS[1][1],
-    rf"[\w-](?<=\b[\w-])[\w-]*+\.(?:{_EXTENSIONS})\b",
+    rf"[\w-](?<=\b[\w-])[\w-]{{0,254}}+\.(?:{_EXTENSIONS})\b",
     r"[A-Z](?<=\b[A-Z])\w*+(?:(?<=Error)|(?<=Exception))\b",
     r"[A-Z](?<=\b[A-Z])[A-Z0-9]++(?:_[A-Z0-9]++)++\b",
     r"e(?<=\be)xit code:? \d+",
