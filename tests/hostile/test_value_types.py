@@ -110,3 +110,33 @@ def test_stream_runs_whose_members_are_not_strings(tmp_path, capsys, members):
     session = load(path)
     wb = Workbench(session)
     wb.state.step = len(session) - 1
+
+
+@pytest.mark.parametrize("version", [0, 4])
+@pytest.mark.parametrize("value", [{}, [1]], ids=["object", "array"])
+def test_ids_of_any_type(tmp_path, capsys, version, value):
+    """Command, compaction and call ids are matched between events by value; an array or an
+    object matches nothing (and once ended grouping, token rows and the what-if in a
+    TypeError)."""
+    from workbench.cli.main import main
+
+    def edit(event: dict) -> dict | None:
+        data = event.get("data")
+        if not isinstance(data, dict):
+            return None
+        hit = False
+        for key in ("commandId", "compactionId", "sourceCommandId", "callId"):
+            if key in data:
+                data[key], hit = value, True
+        source = data.get("source")
+        if isinstance(source, dict) and "compactionId" in source:
+            source["compactionId"], hit = value, True
+        return event if hit else None
+    path = _edited(tmp_path, version, edit)
+    every_frame(path)
+    every_command(path, tmp_path, capsys, COMMANDS)
+    if version == 4:
+        for summarizer in ("logged", "mask"):
+            main(["whatif", "--json", "--summarizer", summarizer, str(path)])
+            captured = capsys.readouterr()
+            assert "internal error" not in captured.err + captured.out, captured.err[-2000:]

@@ -4,8 +4,7 @@ DSH reads logs with `JSON.parse` and measures with `JSON.stringify` and `string.
 faithful reader must see what JavaScript sees:
 
 * numbers are doubles: ``1.0`` is the integer 1, ``1e400`` is Infinity, ``-0`` is negative zero
-  (kept here as the float ``-0.0`` so its sign survives; Python's ``json`` would turn it into 0);
-* ``NaN``/``Infinity`` literals are not JSON;
+  (kept as the float ``-0.0``; Python's ``json`` makes it 0); ``NaN``, ``Infinity`` are not JSON;
 * a line is decoded as UTF-8 *with replacement* (``Buffer#toString``) and a BOM is not stripped;
 * string lengths are UTF-16 code units (an astral character counts 2, a lone surrogate 1);
 * booleans are not numbers: ``True == 1`` must never leak into a check.
@@ -389,6 +388,11 @@ def js_typeof(value: Any) -> str:
     if type(value) is str:
         return "string"
     return "object"
+
+
+def is_scalar(value: Any) -> bool:
+    """Whether a JSON value can key a dict: null, a boolean, a number or a string."""
+    return value is None or type(value) in (str, int, float, bool)
 
 
 def is_record(value: Any) -> bool:

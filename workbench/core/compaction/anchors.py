@@ -131,10 +131,10 @@ RULES: tuple[Rule, ...] = (
     Rule("error", "exception-name",
          r"\b[A-Z]\w*+(?:(?<=\wError)|(?<=\wException)|(?<=\wWarning)|(?<=\wFault))\b",
          needs="exception"),
-    Rule("error", "error-code", r"\b(?:E[A-Z]{3,}|[A-Z][A-Z0-9]+(?:_[A-Z0-9]+)+)\b",
+    Rule("error", "error-code", r"\b(?:E[A-Z]{3,}|[A-Z][A-Z0-9]++(?:_[A-Z0-9]++)++)\b",
          needs="upper"),
     Rule("path", "dir-path",
-         r"(?<![\w/.:@-])(?:~|\.{1,2})?/?(?:[\w.@+-]{1,255}+/)+[\w.@+-]*[\w@+-]", needs="/"),
+         r"(?<![\w/.:@-])(?:~|\.{1,2})?/?(?:[\w.@+-]{1,255}+/){1,2048}[\w.@+-]*[\w@+-]", needs="/"),
     Rule("path", "file-name", rf"\b[\w-]{{1,255}}+\.(?:{_EXT})\b", needs="."),
     Rule("identifier", "uuid",
          r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", needs="-"),
@@ -150,7 +150,10 @@ RULES: tuple[Rule, ...] = (
 """Every extraction rule, in precedence order (module doc). Constraints and tool-argument
 commands are not line patterns: see `_constraints` and `COMMAND_KEYS`. Quantifiers are
 possessive where giving back a character can never let the rest match (a word run followed by
-a character outside its class)."""
+a character outside its class). A path component is read at most 255 characters from each start
+and a directory path has at most 2,048 components, so a match attempt reads a bounded span and
+holds a bounded backtracking stack: a long run of word characters broken by ``-`` or ``/``
+(a start at every break) costs linear time and constant memory."""
 
 _FEATURES: dict[str, re.Pattern[str] | tuple[str, ...]] = {
     "digit": re.compile(r"\d"), "upper": re.compile(r"[A-Z]"), "upper_": re.compile(r"[A-Z_]"),
@@ -163,7 +166,7 @@ CONSTRAINT_CUES = re.compile(
     r"make sure|required?|ensure|no more than|at most|at least)\b", re.IGNORECASE)
 """Cue words of an explicit constraint (heuristic)."""
 
-_SENTENCE = re.compile(r"(?:[^.!?\n]|[.!?](?=[^\s.!?]))+[.!?]?")
+_SENTENCE = re.compile(r"(?:[^.!?\n]|[.!?](?=[^\s.!?]))++[.!?]?")
 """A sentence: up to a `.`, `!` or `?` that ends a word (``setup.cfg`` does not end one)."""
 _JSON_KEY = re.compile(r"\"[A-Za-z_$][\w$.-]{0,60}\"\s*:")
 _TAGS = re.compile(r"</?(?:path|type|content|compacted-summary)>")

@@ -156,7 +156,8 @@ class EventFacts:
         """The event at `seq` of an in-order pass over the whole log (see `growing`)."""
         if self._steps is None:
             self._steps = self.steps()
-        step = self._steps.get(event.get("type"))   # type: ignore[arg-type]
+        etype = event.get("type")
+        step = self._steps.get(etype) if type(etype) is str else None
         if step is not None:
             step(seq, event)
         self.count = max(self.count, seq + 1)

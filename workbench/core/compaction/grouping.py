@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from workbench.core.compaction.invariant import is_checkpoint_replacement as _is_v0_checkpoint
 from workbench.io.generations import producer_sources, seq_replace_keys
+from workbench.io.jsjson import is_scalar
 from workbench.io.payloads import type_reader
 
 TriggerKind = Literal["pressure", "overflow", "manual"]
@@ -136,7 +137,8 @@ class BracketScan:
                 data = _data(events[seq])
                 args = data.get("args")
                 text = f"/{data.get('name')}" + (f" {args}" if isinstance(args, str) and args else "")
-                commands[data.get("commandId")] = (seq, text)
+                if is_scalar(data.get("commandId")):
+                    commands[data.get("commandId")] = (seq, text)
             elif kind == "compaction/start":
                 data = _data(events[seq])
                 owner = data.get("turn")

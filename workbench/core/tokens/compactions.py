@@ -17,7 +17,7 @@ from typing import Any
 from workbench.core.tokens.counts import LogTokens
 from workbench.core.tokens.surface_prices import replace_bounds
 from workbench.errors import MeterError
-from workbench.io.jsjson import ABSENT
+from workbench.io.jsjson import ABSENT, is_scalar
 
 
 @dataclass(frozen=True)
@@ -65,7 +65,8 @@ def compaction_tokens(tokens: LogTokens, meters: tuple[str, ...] = ("dsh",)) -> 
     for event in events:
         if type(event) is dict and event.get("type") == "compaction/end":
             data = event.get("data") if type(event.get("data")) is dict else {}
-            ends.setdefault(data.get("compactionId"), data)
+            if is_scalar(data.get("compactionId")):
+                ends.setdefault(data.get("compactionId"), data)
     rows: list[CompactionTokens] = []
     for position, event in enumerate(events):
         if type(event) is not dict or event.get("type") not in ("compaction/summary", "compaction/prune"):
@@ -76,7 +77,7 @@ def compaction_tokens(tokens: LogTokens, meters: tuple[str, ...] = ("dsh",)) -> 
         replacement = _replacement_after(tokens, position, data.get("shadowedRange"))
         if event["type"] == "compaction/summary":
             kind, cid = "summary", data.get("compactionId")
-            end = ends.get(cid)
+            end = ends.get(cid) if is_scalar(cid) else None
             if end is None:
                 status = "interrupted"
             else:

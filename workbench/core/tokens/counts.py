@@ -32,6 +32,7 @@ from workbench.core.tokens.meters import Meter, get_meter
 from workbench.core.tokens.surface_prices import SurfaceShape, surface_shape
 from workbench.core.tokens.usage import USAGE_TYPES, UsageSample, usage_samples
 from workbench.errors import MeterError
+from workbench.io.jsjson import is_scalar
 from workbench.io.payloads import seqs_of_type
 
 
@@ -68,7 +69,7 @@ class LogTokens:
         if self._positions is None:
             self._positions = {}
             for position, event in enumerate(self.events):
-                if type(event) is dict:
+                if type(event) is dict and is_scalar(event.get("seq", position)):
                     self._positions.setdefault(event.get("seq", position), position)
         position = self._positions.get(seq)
         if position is None or type(seq) is bool:

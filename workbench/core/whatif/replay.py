@@ -27,6 +27,7 @@ from workbench.core.tokens.heuristic import derive_message
 from workbench.core.tokens.measure import Measurement, TokenMeter
 from workbench.core.whatif.brackets import BracketScript
 from workbench.core.whatif.remap import SeqMap, WhatIfError, remap_event, shift_usage
+from workbench.io.jsjson import is_scalar
 
 _SEQ_TYPES = ("assistant/message", "assistant/attempt")
 REMOVE = object()
@@ -122,6 +123,7 @@ class Replay(BracketScript):
         cid = (data0.get("compactionId") if str(kind).startswith("compaction/") else
                source.get("compactionId") if kind == "user/message" and isinstance(source, dict)
                else None)
+        cid = cid if is_scalar(cid) else None
         if cid is not None and cid in self.failing and kind != "compaction/end":
             self.skip(event)           # the summary and checkpoint of a now-failing attempt
             return -1
@@ -201,7 +203,7 @@ class Replay(BracketScript):
         framed = framed_summary_tokens(data.get("summary"), version=self.version)
         if framed < shadowed:
             return False
-        self.failing[data.get("compactionId")] = (
+        self.failing[data.get("compactionId") if is_scalar(data.get("compactionId")) else None] = (
             f"summary is not smaller than the shadowed content ({framed} estimated framed tokens "
             f">= {shadowed})")
         return True
