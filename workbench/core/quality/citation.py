@@ -30,6 +30,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from itertools import chain as _chain
+from itertools import repeat
 from typing import Any
 
 from workbench.core.compaction.anchors import KINDS, message_texts, states
@@ -154,6 +156,7 @@ def citations(records: Sequence[Any], hidden_sets: Sequence[tuple[int, ...] | No
             wanted.update(hidden)
             wanted.update(timeline.surface_at(record.summary_seq - 1))
     facts = reader.read(wanted)
+    texts = {seq: tuple(t for _, t in found) for seq, found in facts.anchors.items() if found}
     for index, (record, hidden) in enumerate(zip(records, hidden_sets)):
         if record.summary_seq is None or not hidden:
             continue
@@ -176,11 +179,10 @@ def citations(records: Sequence[Any], hidden_sets: Sequence[tuple[int, ...] | No
                 born = timeline.lineage(seq)[:1] or (seq,)
                 for kind, value in facts.anchors.get(seq, ()):
                     _put(rows, kind, value, born[0], 1)
-            support.update(t for _, t in facts.anchors.get(seq, ()))
-        hidden_set = set(hidden)
-        for seq in timeline.surface_at(record.summary_seq - 1):
-            if seq not in hidden_set:
-                support.update(t for _, t in facts.anchors.get(seq, ()))
+            support.update(texts.get(seq, ()))
+        # then every other node the summarizer saw (a hidden one's texts are in already)
+        support.update(_chain.from_iterable(map(
+            texts.get, timeline.surface_at(record.summary_seq - 1), repeat(()))))
         joined = "\n".join(support)
         final = [AnchorRow(r.kind, r.text, r.born_seq,
                            "kept" if states(text, r.kind, r.text, lowered=lowered) else "lost",
