@@ -20,6 +20,7 @@ a tqdm bar when counting takes more than a moment; events are read with
 """
 from __future__ import annotations
 
+import re
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Sequence
 from itertools import accumulate
@@ -130,9 +131,16 @@ def _progress_bar(total: int, enabled: bool | Callable[[int, str], Any], desc: s
 
 ENVELOPES_KEPT = 16
 
+PIECE_CHARS = 1 << 18
+"""Longest text a tokenizer is handed at once (256 Ki characters). A tokenizer holds some 150
+bytes a character while it encodes (a 300 MB message took 15 GB and more), so a longer text is
+counted piece by piece, cut before a space between two words in a piece's second half (the
+pre-tokenizers of these encodings start a word there, so the count is the same) and hard at
+`PIECE_CHARS` otherwise (a cut that may split one token)."""
+
 
 class _TokenizerMeter:
-    """Shared counting over pieces; subclasses provide `_encode_lengths(texts)`."""
+    """Shared counting over pieces; subclasses provide `_encode(texts)`."""
 
     name: str
     version: int
@@ -141,8 +149,16 @@ class _TokenizerMeter:
     def __init__(self) -> None:
         self._envelopes = Memo(ENVELOPES_KEPT)
 
-    def _encode_lengths(self, texts: list[str]) -> list[int]:
+    def _encode(self, texts: list[str]) -> list[int]:
+        """The tokenizer's own lengths of `texts`, each at most `PIECE_CHARS` long."""
         raise Unimplemented
+
+    def _encode_lengths(self, texts: list[str]) -> list[int]:
+        """Encoded lengths of `texts`, a text over `PIECE_CHARS` counted piece by piece."""
+        if not texts or max(map(len, texts)) <= PIECE_CHARS:
+            return self._encode(texts)
+        return [sum(self._encode([piece])[0] for piece in _pieces(text))
+                if len(text) > PIECE_CHARS else self._encode([text])[0] for text in texts]
 
     def count_text(self, text: str) -> int:
         return self._encode_lengths([text])[0] if text else 0
@@ -231,10 +247,7 @@ class TiktokenMeter(_TokenizerMeter):
         self.version = version
         self._encoding = tiktoken_encoding(encoding)
 
-    def count_text(self, text: str) -> int:
-        return len(self._encoding.encode_ordinary(text)) if text else 0
-
-    def _encode_lengths(self, texts: list[str]) -> list[int]:
+    def _encode(self, texts: list[str]) -> list[int]:
         # A plain loop: tiktoken's threaded batch API is several times slower on small texts.
         return list(map(len, map(self._encoding.encode_ordinary, texts)))
 
@@ -250,23 +263,36 @@ class DeepSeekMeter(_TokenizerMeter):
         self.version = version
         self._tokenizer = deepseek_tokenizer()
 
-    def count_text(self, text: str) -> int:
-        if not text:
-            return 0
-        try:
-            return len(self._tokenizer.encode(text, add_special_tokens=False).ids)
-        except TypeError:   # a lone surrogate (valid in a JSON string, not in UTF-8)
-            return len(self._tokenizer.encode(_scrubbed(text), add_special_tokens=False).ids)
-
-    def _encode_lengths(self, texts: list[str]) -> list[int]:
+    def _encode(self, texts: list[str]) -> list[int]:
         if len(texts) == 1:
-            return [self.count_text(texts[0])]
+            try:
+                return [len(self._tokenizer.encode(texts[0], add_special_tokens=False).ids)]
+            except TypeError:   # a lone surrogate (valid in a JSON string, not in UTF-8)
+                return [len(self._tokenizer.encode(_scrubbed(texts[0]),
+                                                   add_special_tokens=False).ids)]
         try:
             encoded = self._tokenizer.encode_batch_fast(texts, add_special_tokens=False)
-        except TypeError:   # a lone surrogate in one of them (`count_text`)
+        except TypeError:   # a lone surrogate in one of them
             encoded = self._tokenizer.encode_batch_fast(list(map(_scrubbed, texts)),
                                                         add_special_tokens=False)
         return [len(e.ids) for e in encoded]
+
+
+_WORD_SPACE = re.compile(r"(?<=\S) (?=\S)")
+"""A space between two words: where the pre-tokenizers start a new word."""
+
+
+def _pieces(text: str) -> Iterable[str]:
+    """`text` in pieces of at most `PIECE_CHARS` characters, each cut before the last space
+    between two words in the piece's second half, else at `PIECE_CHARS` (`PIECE_CHARS`)."""
+    start, size = 0, len(text)
+    while size - start > PIECE_CHARS:
+        end = start + PIECE_CHARS
+        for match in _WORD_SPACE.finditer(text, start + PIECE_CHARS // 2, end):
+            end = match.start()
+        yield text[start:end]
+        start = end
+    yield text[start:]
 
 
 def _scrubbed(text: str) -> str:
