@@ -39,9 +39,9 @@ from workbench.core.tokens.heuristic import (
 from workbench.core.tokens.offline import deepseek_tokenizer, tiktoken_encoding
 from workbench.core.tokens.pieces import NodePieces, envelope_pieces, message_pieces, node_pieces
 from workbench.errors import MeterError, Unimplemented
-from workbench.io.payloads import read_events
 from workbench.io.jsjson import js_len
 from workbench.io.memo import Memo
+from workbench.io.payloads import read_events
 
 BATCH_CHARS = 1 << 20
 """Characters per tokenizer batch call when counting a whole log."""
