@@ -13,8 +13,8 @@ from tour_script import tour_script
 from workbench.core.compaction.audit import _read_facts
 from workbench.core.compaction.brackets import compactions
 from workbench.core.compaction.pairing import ToolPairingError, cut_balanced
+from workbench.core.compaction.sweep import newest_result
 from workbench.core.load import load_log
-from workbench.io.payloads import type_reader
 
 REAL = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "dsh-real-v4"
 
@@ -46,7 +46,6 @@ def test_numpy_sums_equal_the_walk(tmp_path):
         events, version = log.events, log.format_version or 0
         found = compactions(events, version=version)
         facts, _hidden, _attempts = _read_facts(found, events, version, None)
-        type_of = type_reader(events)
         timeline = found.timeline
         surfaces = [list(timeline.surface_at(s)) for s in range(len(events))]
         odd = []
@@ -56,8 +55,7 @@ def test_numpy_sums_equal_the_walk(tmp_path):
         for nodes in surfaces + odd:
             assert _sums(facts, nodes) == _walk(nodes, events), (path.name, nodes)
             if all(isinstance(s, int) and 0 <= s < len(events) for s in nodes):
-                results = [s for s in nodes if type_of(s) == "tool/result"]
-                assert facts.newest_result(nodes) == (max(results) if results else None)
+                assert facts.newest_result(nodes) == newest_result(nodes, events)
 
 
 @pytest.mark.parametrize("bad", [-1, 2**40, 1.0, "3", None])

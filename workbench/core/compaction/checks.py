@@ -13,11 +13,10 @@ from typing import Any
 from workbench.core.compaction.brackets import CompactionRecord
 from workbench.core.compaction.prunes import PruneRecord
 from workbench.core.compaction.pairing import ToolPairingError, cut_balanced
-from workbench.core.compaction.sweep import AuditFacts
+from workbench.core.compaction.sweep import AuditFacts, newest_result
 from workbench.core.requests import Attempt
 from workbench.core.timeline import SurfaceTimeline
 from workbench.io.jsjson import deep_equal, js_str
-from workbench.io.payloads import type_reader
 
 _TRANSCRIPT_TYPES = frozenset({"user/message", "assistant/message", "tool/result"})
 
@@ -149,12 +148,7 @@ def _newest_result(r: CompactionRecord, events: Sequence[Mapping[str, Any]],
     if r.owner is None:
         return None
     surface = timeline.surface_at(r.replacement_seq - 1)
-    if facts is not None:
-        newest = facts.newest_result(surface)
-    else:
-        type_of = type_reader(events)
-        results = [s for s in surface if type_of(s) == "tool/result"]
-        newest = max(results) if results else None
+    newest = facts.newest_result(surface) if facts is not None else newest_result(surface, events)
     if newest is None:
         return None
     data = events[newest].get("data")

@@ -42,6 +42,15 @@ from workbench.io.jsjson import deep_equal
 from workbench.io.memo import Memo
 from workbench.io.payloads import read_events, seqs_of_type, type_reader
 
+
+def newest_result(nodes: Sequence[Any], events: Sequence[Mapping[str, Any]]) -> Any:
+    """The highest seq of a ``tool/result`` among `nodes`, by the events' types (None: none is
+    one); `AuditFacts.newest_result` is the same in numpy."""
+    type_of = type_reader(events)
+    found = [s for s in nodes if type_of(s) == "tool/result"]
+    return max(found) if found else None
+
+
 def _seq_array(nodes: Sequence[Any], count: int) -> np.ndarray | None:
     """`nodes` (a surface: the fold's seqs) as an int64 array of seqs of a log of `count`
     events; None when one is not such a seq (nothing but integers makes an integer array)."""
@@ -212,9 +221,7 @@ class AuditFacts:
             self._results = results
         seqs = _seq_array(nodes, len(self.events))
         if seqs is None:
-            type_of = type_reader(self.events)
-            found = [s for s in nodes if type_of(s) == "tool/result"]
-            return max(found) if found else None
+            return newest_result(nodes, self.events)
         found = seqs[self._results[seqs]]
         return int(found.max()) if len(found) else None
 
