@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from workbench.errors import WorkbenchError
-from workbench.io.jsjson import ABSENT, js_str, stringify
+from workbench.io.jsjson import ABSENT, js_str, js_typeof, stringify
 
 
 class AssemblyError(WorkbenchError):
@@ -305,7 +305,7 @@ def _joined(members: Any, rtype: str) -> str:
             return "".join("" if m is None else js_str(m) for m in members)
     if not members:
         return ""
-    raise AssemblyError(f"stored {rtype} record: its members are not an array ({stringify(members)[:80]})")
+    raise AssemblyError(f"stored {rtype} record: its members are a {js_typeof(members)}, not an array")
 
 
 __all__ = ["Assembly", "AssemblyError", "BlockAssembler", "assemble", "assemble_stream", "js_get",
