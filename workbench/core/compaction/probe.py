@@ -44,7 +44,9 @@ _PATTERNS: tuple[tuple[str, str], ...] = (
                     r"|[A-Za-z][A-Za-z0-9]*+(?:_[A-Za-z0-9]++)++)\b"),
     ("numbers", r"(?<![\w.])\d{2,}+(?:\.\d+)?(?!\w)"),
 )
-"""Fact patterns in precedence order (possessive quantifiers: no backtracking inside a word)."""
+"""Fact patterns in precedence order (possessive quantifiers: no backtracking inside a word; a
+file name or directory component is read at most 255 characters from a start, so a long run of
+word characters broken by ``-`` costs linear time)."""
 _FAST_PATTERNS: tuple[str, ...] = (
     _PATTERNS[0][1],
     _PATTERNS[1][1],
