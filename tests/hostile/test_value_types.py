@@ -140,3 +140,23 @@ def test_ids_of_any_type(tmp_path, capsys, version, value):
             main(["whatif", "--json", "--summarizer", summarizer, str(path)])
             captured = capsys.readouterr()
             assert "internal error" not in captured.err + captured.out, captured.err[-2000:]
+
+
+@pytest.mark.parametrize("version", [0, 4])
+def test_a_lone_surrogate_in_an_event_type_prints(tmp_path, capsys, version):
+    """Text output names log strings (event types here); one holding a lone surrogate prints it
+    as an escape instead of ending the command in a UnicodeEncodeError."""
+    from workbench.cli.main import main
+
+    def edit(event: dict) -> dict | None:
+        if event.get("type") != "command/done":
+            return None
+        event["type"] = "x\ud800"
+        return event
+    path = _edited(tmp_path, version, edit)
+    for command in ("info", "fold", "audit", "tokens"):
+        assert main([command, str(path)]) in (0, 1, 2)
+        captured = capsys.readouterr()
+        assert "internal error" not in captured.err, captured.err[-2000:]
+    main(["info", str(path)])
+    assert "x\\ud800" in capsys.readouterr().out

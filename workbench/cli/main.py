@@ -43,7 +43,17 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _escaping_streams() -> None:
+    """Log text may hold lone surrogates (valid in a JSON string, not in UTF-8): standard output
+    and error print them as ``\\udXXX`` escapes instead of failing mid-line."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    _escaping_streams()
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "run", None):
