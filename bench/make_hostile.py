@@ -109,14 +109,13 @@ def generate(out: Path) -> dict[str, Path]:
     for name, write in (("ranges-every-earlier.session.v4.jsonl", _ranges_log),
                         ("broken-run-line.session.v4.jsonl", _broken_run_log),
                         ("one-node-compactions.session.v4.jsonl", _compactions_log)):
-        paths[name] = write(out / name)
+        paths[name] = write(out / name, base)
     return paths
 
 
-def _ranges_log(path: Path) -> Path:
+def _ranges_log(path: Path, base: list[bytes]) -> Path:
     """40,000 rows after the base log, each citing every earlier seq as one range pair (4 MB on
     disk, 800M seqs expanded)."""
-    base = _base_lines()
     first = len(base) - 1
     with open(path, "wb") as fh:
         fh.write(b"".join(base))
@@ -127,7 +126,7 @@ def _ranges_log(path: Path) -> Path:
     return path
 
 
-def _broken_run_log(path: Path) -> Path:
+def _broken_run_log(path: Path, base: list[bytes]) -> Path:
     """A valid log whose user message is 400 KB of "-a": a start for the path patterns at
     every break of one long run of word characters."""
     b = LogBuilder(version=4, session_id="session-hostile-run")
@@ -140,7 +139,7 @@ def _broken_run_log(path: Path) -> Path:
     return Path(b.write(path))
 
 
-def _compactions_log(path: Path) -> Path:
+def _compactions_log(path: Path, base: list[bytes]) -> Path:
     """A valid log of 20,000 user messages and then 2,000 compactions that each hide one node:
     every compaction's audit looks at a 20,000-node surface."""
     b = LogBuilder(version=4, session_id="session-hostile-compactions")

@@ -16,7 +16,7 @@ from workbench.core.compaction.pairing import ToolPairingError, cut_balanced
 from workbench.core.compaction.sweep import AuditFacts, newest_result
 from workbench.core.requests import Attempt
 from workbench.core.timeline import SurfaceTimeline
-from workbench.io.jsjson import deep_equal, js_str
+from workbench.io.jsjson import deep_equal, is_scalar, js_str
 
 _TRANSCRIPT_TYPES = frozenset({"user/message", "assistant/message", "tool/result"})
 
@@ -87,7 +87,7 @@ def _cites_sources(r: CompactionRecord, timeline: SurfaceTimeline,
         rejected = next((e for e in timeline.errors if e.seq == r.replacement_seq), None)
     else:
         rejected = errors.get(r.replacement_seq)
-    sources = {s for s in r.replacement_sources or () if not isinstance(s, (dict, list))}
+    sources = {s for s in r.replacement_sources or () if is_scalar(s)}
     wanted = [("start", r.start_seq), ("summary", r.summary_seq)]
     missing = [f"{n} {s}" for n, s in wanted if s is not None and s not in sources]
     missing_nodes = [s for s in hidden or () if s not in sources]

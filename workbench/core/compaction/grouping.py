@@ -137,8 +137,9 @@ class BracketScan:
                 data = _data(events[seq])
                 args = data.get("args")
                 text = f"/{data.get('name')}" + (f" {args}" if isinstance(args, str) and args else "")
-                if is_scalar(data.get("commandId")):
-                    commands[data.get("commandId")] = (seq, text)
+                command_id = data.get("commandId")
+                if is_scalar(command_id):
+                    commands[command_id] = (seq, text)
             elif kind == "compaction/start":
                 data = _data(events[seq])
                 owner = data.get("turn")

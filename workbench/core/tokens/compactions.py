@@ -65,8 +65,9 @@ def compaction_tokens(tokens: LogTokens, meters: tuple[str, ...] = ("dsh",)) -> 
     for event in events:
         if type(event) is dict and event.get("type") == "compaction/end":
             data = event.get("data") if type(event.get("data")) is dict else {}
-            if is_scalar(data.get("compactionId")):
-                ends.setdefault(data.get("compactionId"), data)
+            cid = data.get("compactionId")
+            if is_scalar(cid):
+                ends.setdefault(cid, data)
     rows: list[CompactionTokens] = []
     for position, event in enumerate(events):
         if type(event) is not dict or event.get("type") not in ("compaction/summary", "compaction/prune"):

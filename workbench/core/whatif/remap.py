@@ -3,9 +3,9 @@
 A counterfactual drops some real events (compaction brackets it re-decides) and inserts new ones,
 so every later real event gets a new seq, and every field that names a seq must follow: the
 envelope `seq`, `sourceEventSeqs` (logical: its codec expanded the range pairs), replace
-`surfaceOp` endpoints, and in `data`: `shadowedRange`, `shadowedSeqs`, `sourceEventSeq` (`command/done`), `throughSeq`
-(delivery markers), `messageSeqs` (titles), `headerSeq` (developer messages) and the `seq` of
-each `image/offload` target. These are all the seq references of format v4 (spec §1.4, §3, §4).
+`surfaceOp` endpoints, and in `data`: `shadowedRange`, `shadowedSeqs`, `sourceEventSeq`
+(`command/done`), `throughSeq` (delivery markers), `messageSeqs` (titles), `headerSeq`
+(developer messages) and the `seq` of each `image/offload` target. These are all the seq references of format v4 (spec §1.4, §3, §4).
 
 Invariant: an event whose new seq equals its old one and whose references all map to themselves is
 returned as the same object (so an unchanged log writes back byte for byte); otherwise only the
