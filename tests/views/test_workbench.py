@@ -201,6 +201,26 @@ def test_a_large_log_draws_the_heuristic_first_and_counts_real_tokenizers_when_a
     wb.close()
 
 
+def test_a_log_of_few_events_but_much_text_is_not_counted_before_the_first_picture(tmp_path):
+    """The eager count is bounded by the text the tokenizers would read, not only by events:
+    a log of a dozen events holding one long message draws the DSH heuristic first and offers
+    the real tokenizers (counting it at once is what would keep the notebook waiting)."""
+    from workbench.build import LogBuilder
+    from workbench.views.data import EAGER_METER_TOKENS
+    b = LogBuilder(version=4, session_id="session-long-message")
+    with b.turn():
+        with b.step():
+            b.system("You are a coding agent.")
+            b.user("word " * (2 * EAGER_METER_TOKENS))
+    path = b.write(tmp_path / "session.v4.jsonl")
+    session = workbench.load(path)
+    assert len(session) < 20 and view_data(session).dsh_tokens > EAGER_METER_TOKENS
+    wb = Workbench(session)
+    assert wb.meters == ("dsh",) and not session.meter_counts
+    assert wb.offer is not None and wb.offer.names == ("o200k", "deepseek")
+    wb.close()
+
+
 def test_the_offer_names_a_tokenizer_that_does_not_load(session, monkeypatch):
     from workbench.views import data as view_module
     monkeypatch.setattr(view_module, "EAGER_METER_EVENTS", 10)

@@ -56,9 +56,12 @@ AUTO_METER_EVENTS = 200_000
 """Up to this many events the views replay DSH's measure and offer the real tokenizers
 (`offered_meters`); above it only the DSH heuristic, unless the user passes `meters=`."""
 EAGER_METER_EVENTS = 20_000
-"""Up to this many events `meters="auto"` counts the real tokenizers before the first render
-(well under a second); above it the first picture is the DSH heuristic's and the real
-tokenizers are counted when the user asks (`Workbench.set_meters`, with a progress bar)."""
+EAGER_METER_TOKENS = 200_000
+"""Up to this many events whose nodes the DSH heuristic prices at this many tokens in all (the
+text the real tokenizers read: up to about 2 s of counting here), `meters="auto"` counts the
+real tokenizers before the first render; above either, the first picture is the DSH
+heuristic's and the real tokenizers are counted when the user asks (`Workbench.set_meters`,
+with a progress bar)."""
 
 
 def loadable_meters(names: Sequence[str]) -> tuple[str, ...]:
@@ -75,19 +78,25 @@ def loadable_meters(names: Sequence[str]) -> tuple[str, ...]:
     return tuple(found)
 
 
-def default_meters(n_events: int) -> tuple[str, ...]:
+def eager_meters(n_events: int, dsh_tokens: int) -> bool:
+    """Whether ``meters="auto"`` counts the real tokenizers before the first render: a log of
+    at most `EAGER_METER_EVENTS` events and `EAGER_METER_TOKENS` DSH node tokens."""
+    return n_events <= EAGER_METER_EVENTS and dsh_tokens <= EAGER_METER_TOKENS
+
+
+def default_meters(n_events: int, dsh_tokens: int) -> tuple[str, ...]:
     """What ``meters="auto"`` shows at first: ``dsh``, plus the real tokenizers that load here
-    for logs up to `EAGER_METER_EVENTS`."""
-    if n_events > EAGER_METER_EVENTS:
+    when they are counted at once (`eager_meters`)."""
+    if not eager_meters(n_events, dsh_tokens):
         return ("dsh",)
     return loadable_meters(("dsh", *REAL_METERS))
 
 
-def offered_meters(n_events: int, shown: Sequence[str]) -> tuple[str, ...]:
+def offered_meters(n_events: int, dsh_tokens: int, shown: Sequence[str]) -> tuple[str, ...]:
     """The real tokenizers ``meters="auto"`` offers to count on request (not yet `shown`, on
-    logs above `EAGER_METER_EVENTS`, where they were not tried, up to `AUTO_METER_EVENTS`);
-    whether each loads is found when asked."""
-    if not EAGER_METER_EVENTS < n_events <= AUTO_METER_EVENTS:
+    logs they were not counted at once for, where they were not tried, up to
+    `AUTO_METER_EVENTS` events); whether each loads is found when asked."""
+    if eager_meters(n_events, dsh_tokens) or n_events > AUTO_METER_EVENTS:
         return ()
     return tuple(m for m in REAL_METERS if m not in shown)
 
@@ -159,6 +168,8 @@ class ViewData:
         self.node = status <= 1
         self.shadowed_by = surface.shadowed_by
         self.tokens = NodePrices(scan.price)
+        self.dsh_tokens = int(np.maximum(scan.price, 0).sum(dtype=np.int64))
+        """The DSH heuristic's tokens of every node of the log (`eager_meters`)."""
         keep = [code for name, code in scan.types.codes.items()
                 if name in ("user/message", "assistant/message", "tool/result")]
         self.transcript = np.flatnonzero(

@@ -1,6 +1,7 @@
 """`MeterOffer`: the real tokenizers, counted when the user asks. Layer: views.
 
-On a log of more than `views.data.EAGER_METER_EVENTS` events, ``Workbench(session)`` (meters
+On a log too large to count at once (`views.data.eager_meters`: more than
+`EAGER_METER_EVENTS` events or `EAGER_METER_TOKENS` DSH tokens), ``Workbench(session)`` (meters
 "auto") draws its first picture with the DSH heuristic alone (exact, and already priced by the
 load's pass) and offers the real tokenizers beside the x-axis choice: one button. Asked, it counts
 every message of the log by each offered tokenizer (one read of the log's node events for all

@@ -5,9 +5,9 @@ view; controls set the step, views observe it. Layout, top to bottom: a session 
 controls, the log pane (left) beside the surface pane (right), the x-axis choice (seq or UTC
 time), the token timeline, the context fill and the bracket chart (one shared x axis: the same
 range and margins, the full width of the cell, resizing with it), and a tab with the inspector
-and the diff mode. On a log above `views.data.EAGER_METER_EVENTS` events the first picture is
-the DSH heuristic's and the real tokenizers are one click away, beside the x-axis choice
-(`views.meter_offer`). `Workbench(session, step=N)` opens at a seq and `wb.goto("compaction:2" |
+and the diff mode. On a log too large to count at once (`views.data.eager_meters`: its events,
+and the DSH heuristic's tokens of its nodes) the first picture is the DSH heuristic's and the
+real tokenizers are one click away, beside the x-axis choice (`views.meter_offer`). `Workbench(session, step=N)` opens at a seq and `wb.goto("compaction:2" |
 "request:SEQ" | N)` moves there. Each view is also usable on its own
 (`workbench.views.LogPane(session)`, ...).
 
@@ -93,7 +93,7 @@ class Workbench(widgets.VBox):
 
     `step`: the seq to open at (or any `goto` target); `meters`: the token meters of the charts
     and the checkpoint prices ("auto": the DSH heuristic, plus the real tokenizers installed,
-    counted at once up to `views.data.EAGER_METER_EVENTS` events and on request (a button,
+    counted at once on a small log (`views.data.eager_meters`) and otherwise on request (a button,
     `set_meters`) up to `views.data.AUTO_METER_EVENTS`); `settings`: the assumed compaction
     settings that place the threshold line (`PressureSettings`; the log does not record them); `follow`,
     `tail`: the live mode (`workbench.views.live`)."""
@@ -130,8 +130,9 @@ class Workbench(widgets.VBox):
         data = view_data(session)
         self.data = data
         meters = self._meters
-        self.meters = default_meters(data.n) if meters == "auto" else parse_meter_names(meters)
-        offered = offered_meters(data.n, self.meters) if meters == "auto" else ()
+        self.meters = (default_meters(data.n, data.dsh_tokens) if meters == "auto"
+                       else parse_meter_names(meters))
+        offered = offered_meters(data.n, data.dsh_tokens, self.meters) if meters == "auto" else ()
         self.offer = MeterOffer(offered, data.n, lambda: self.set_meters(
             (*self.meters, *offered))) if offered else None
         self.state = StepState(last_seq=data.last_seq)
