@@ -3,6 +3,7 @@ agrees with what the harness itself logged about its compactions and prunes; the
 of the specs (v0 §4.10, v4 §4.10) come out as written."""
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ from workbench.core.timeline import SurfaceTimeline
 from workbench.errors import FoldError
 from workbench.io.generations import rules_for
 from workbench.io.read import read_log
+from walk_check import assert_walk_matches
 
 CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"
 FILES = sorted(p for p in CORPUS.rglob("*.jsonl*") if p.is_file()) if CORPUS.is_dir() else []
@@ -33,6 +35,7 @@ def _load(path: Path):
 def test_corpus_log_folds(path: Path) -> None:
     events, version = _load(path)
     timeline = SurfaceTimeline(events, version=version)
+    assert_walk_matches(timeline, random.Random(path.name))
     want_kind = KNOWN_BROKEN.get(path.name)
     if want_kind is None:
         fold = fold_surface(events, version=version)

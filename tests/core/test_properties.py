@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import copy
 
+import random
+
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -17,6 +19,7 @@ import workbench.core.timeline as timeline_module
 from workbench.core.projection import surface_messages
 from workbench.core.surface import fold_surface
 from workbench.core.timeline import SurfaceTimeline
+from walk_check import assert_walk_matches
 from workbench.errors import FoldError
 
 ACTIONS = ("user", "round", "text", "empty", "log", "compact", "prune", "system", "offload",
@@ -186,6 +189,7 @@ def check_invariants(events: list[dict]) -> None:
             assert timeline.status_at_end(hidden) == "shadowed"
     for node in timeline.final_nodes:
         assert timeline.status_at_end(node) == "current"
+    assert_walk_matches(timeline, random.Random(len(events)))
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -223,6 +227,7 @@ def test_broken_event_is_recorded_and_skipped(actions, where):
         assert timeline.status_at_end(bad) == "rejected"
         for seq in range(bad):
             assert timeline.surface_at(seq) == fold_surface(broken, version=4, through=seq).nodes
+        assert_walk_matches(timeline, random.Random(where))
     else:
         raise AssertionError("a replace op with an invalid source must fail the fold")
 

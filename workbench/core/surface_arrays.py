@@ -3,9 +3,15 @@
 
 `SurfaceArrays` turns the surface timeline's per-event codes (`workbench.core.timeline
 .SurfaceTimeline.event_codes`) and its replacements into dense arrays the frames and views read
-without folding again; events past the timeline's end read as log-only.
+without folding again; events past the timeline's end read as log-only. `nodes_seen_at` answers
+"which nodes were on the surface at any of these seqs" from the same codes, without building a
+surface: a node is on the surface at `t` exactly when it joined at or before `t` and was not
+hidden by then (`SurfaceTimeline.on_surface`), since a seq joins the surface only with its own
+event and leaves it at most once.
 """
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -52,3 +58,52 @@ class SurfaceArrays:
         for seq, hidden in self._hidden:
             delta[seq] = prices[seq] - int(prices[hidden].sum())
         return np.cumsum(delta)
+
+
+def _spans(timeline: SurfaceTimeline) -> tuple[np.ndarray, np.ndarray]:
+    """Every node (ascending) and the seq that hid it (int64 max: never), so that a node `n`
+    is on the surface at `t` exactly when ``n <= t < until``."""
+    codes, shadow = timeline.event_codes()
+    status = np.frombuffer(codes, dtype=np.uint8)
+    hider = np.frombuffer(shadow, dtype=np.int64) if len(shadow) else np.zeros(0, np.int64)
+    index = np.flatnonzero((status == APPENDED) | (status == REPLACEMENT))
+    until = np.where(hider[index] < 0, np.iinfo(np.int64).max, hider[index])
+    return index + timeline.base_seq, until
+
+
+def nodes_seen_at(timeline: SurfaceTimeline, seqs: Sequence[int]) -> np.ndarray:
+    """The nodes (ascending) on the surface at one or more of `seqs`: the union of
+    `timeline.surface_at(t)` over them, in O(events · log len(seqs)) whatever their number."""
+    nodes, until = _spans(timeline)
+    at = np.unique(np.asarray(list(seqs), dtype=np.int64))
+    if not len(at) or not len(nodes):
+        return np.zeros(0, dtype=np.int64)
+    first = np.searchsorted(at, nodes)          # the first asked seq at or after each node
+    seen = first < len(at)
+    seen[seen] = at[first[seen]] < until[seen]
+    return nodes[seen]
+
+
+class SurfaceWalk:
+    """The surface as a walk from seq to seq, starting before the log (empty): `move(t)` gives
+    the nodes that joined it and those that left it between the last seq and `t` (either
+    direction; both ascending), so a reader keeps its own per-node state of the surface at `t`
+    in time proportional to what changed, not to the surface (`citation.citations`)."""
+
+    def __init__(self, timeline: SurfaceTimeline) -> None:
+        self._nodes, self._until = _spans(timeline)
+        order = np.argsort(self._until, kind="stable")
+        self._by_until, self._until_sorted = self._nodes[order], self._until[order]
+        self.at = timeline.base_seq - 1
+
+    def move(self, t: int) -> tuple[list[int], list[int]]:
+        """(joined, left) from the surface at `self.at` to the surface at `t`."""
+        a, self.at = self.at, t
+        lo, hi = min(a, t), max(a, t)
+        nodes, until = self._nodes, self._until
+        i, j = np.searchsorted(nodes, [lo, hi], side="right")
+        up = nodes[i:j][until[i:j] > hi]            # on the surface at `hi`, not at `lo`
+        p, q = np.searchsorted(self._until_sorted, [lo, hi], side="right")
+        gone = self._by_until[p:q]
+        down = np.sort(gone[gone <= lo])            # on the surface at `lo`, not at `hi`
+        return (up.tolist(), down.tolist()) if t >= a else (down.tolist(), up.tolist())

@@ -25,6 +25,7 @@ from workbench.core.quality.facts import FactReader, log_schema_words
 from workbench.core.quality.ledger import LedgerRow, ledger, session_totals
 from workbench.core.quality.prices import DEFAULT_PRICES, PriceTable, price_table
 from workbench.core.quality.refetch import Refetch, refetches, windows
+from workbench.core.surface_arrays import nodes_seen_at
 from workbench.core.timeline import SurfaceTimeline
 from workbench.io.payloads import seqs_of_type
 from workbench.io.reader import paused_gc
@@ -163,11 +164,11 @@ def _analyse(events: Sequence[Mapping[str, Any]], version: int, timeline: Surfac
                                                      seqs_of_type(events, ("request/header",))))
     hidden = hidden_sets(records)
     spans = windows(records, timeline)
-    wanted: set[int] = set()
-    for record, seqs in zip(records, hidden):
-        if record.summary_seq is not None and seqs:
-            wanted.update(seqs)
-            wanted.update(timeline.surface_at(record.summary_seq - 1))
+    cited = [(record, seqs) for record, seqs in zip(records, hidden)
+             if record.summary_seq is not None and seqs]
+    wanted = set(nodes_seen_at(timeline, [r.summary_seq - 1 for r, _ in cited]).tolist())
+    for _, seqs in cited:
+        wanted.update(seqs)
     for _, nodes in spans:
         wanted.update(nodes)
     reader.read(wanted)

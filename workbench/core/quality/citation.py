@@ -31,11 +31,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain as _chain
-from itertools import repeat
 from typing import Any
 
 from workbench.core.compaction.anchors import KINDS, message_texts, states
 from workbench.core.quality.facts import FactReader
+from workbench.core.surface_arrays import SurfaceWalk
 from workbench.core.timeline import SurfaceTimeline
 
 STATUSES = ("kept", "lost", "invented")
@@ -147,19 +147,19 @@ class _Carry:
 def citations(records: Sequence[Any], hidden_sets: Sequence[tuple[int, ...] | None],
               timeline: SurfaceTimeline, reader: FactReader) -> list[Citation]:
     """The citation audit of every record with a summary and a hidden set (module doc).
-    `records` are `CompactionRecord`s in log order, `hidden_sets` what each one hid."""
+    `records` are `CompactionRecord`s in log order, `hidden_sets` what each one hid; `reader`
+    has read the facts of every node hidden or on the surface before a summary (`analyse`)."""
     out: list[Citation] = []
     carries: dict[int, _Carry] = {}
-    wanted = set()
-    for record, hidden in zip(records, hidden_sets):
-        if record.summary_seq is not None and hidden:
-            wanted.update(hidden)
-            wanted.update(timeline.surface_at(record.summary_seq - 1))
-    facts = reader.read(wanted)
+    facts = reader.facts
     texts = {seq: tuple(t for _, t in found) for seq, found in facts.anchors.items() if found}
+    walk, seen = SurfaceWalk(timeline), _Seen()
     for index, (record, hidden) in enumerate(zip(records, hidden_sets)):
         if record.summary_seq is None or not hidden:
             continue
+        joined_nodes, left_nodes = walk.move(record.summary_seq - 1)
+        seen.drop(left_nodes, texts)
+        seen.add(joined_nodes, texts)
         text = summary_text(record.summary)
         lowered = text.lower()
         stated_keys = reader.keys([("text", text)])
@@ -180,10 +180,9 @@ def citations(records: Sequence[Any], hidden_sets: Sequence[tuple[int, ...] | No
                 for kind, value in facts.anchors.get(seq, ()):
                     _put(rows, kind, value, born[0], 1)
             support.update(texts.get(seq, ()))
-        # then every other node the summarizer saw (a hidden one's texts are in already)
-        support.update(_chain.from_iterable(map(
-            texts.get, timeline.surface_at(record.summary_seq - 1), repeat(()))))
-        joined = "\n".join(support)
+        # and every other node the summarizer saw: `seen.counts` (its keys: the surface's texts)
+        on_surface = seen.counts
+        joined = None   # every supporting text in one, joined when a value needs it
         final = [AnchorRow(r.kind, r.text, r.born_seq,
                            "kept" if states(text, r.kind, r.text, lowered=lowered) else "lost",
                            r.level) for r in rows.values()]
@@ -193,15 +192,44 @@ def citations(records: Sequence[Any], hidden_sets: Sequence[tuple[int, ...] | No
         for kind, value in stated_keys:
             if (kind, value) in known or kind == "constraint":
                 continue
-            if value not in support and value not in joined and value not in chain:
+            if value in support or value in on_surface or value in chain:
+                continue
+            if joined is None:   # anchors are single lines: no value spans two texts
+                joined = "\n".join(_chain(support, on_surface))
+            if value not in joined:
                 final.append(AnchorRow(kind, value, born_at, "invented", 1))
         citation = Citation(index, record.compaction_id, record.summary_seq,
                             record.replacement_seq, tuple(hidden), tuple(final))
         out.append(citation)
         if record.replacement_seq is not None and record.fold_shadowed_seqs is not None:
             chain |= support
+            chain.update(on_surface)
             carries[record.replacement_seq] = _Carry(citation, chain)
     return out
+
+
+class _Seen:
+    """How many nodes of the surface at the walk's seq hold each anchor text (a text is
+    present while its count is positive: `counts`' keys are the surface's texts)."""
+
+    def __init__(self) -> None:
+        self.counts: dict[str, int] = {}
+
+    def add(self, seqs: Sequence[int], texts: Mapping[int, tuple[str, ...]]) -> None:
+        counts = self.counts
+        for seq in seqs:
+            for text in texts.get(seq, ()):
+                counts[text] = counts.get(text, 0) + 1
+
+    def drop(self, seqs: Sequence[int], texts: Mapping[int, tuple[str, ...]]) -> None:
+        counts = self.counts
+        for seq in seqs:
+            for text in texts.get(seq, ()):
+                left = counts[text] - 1
+                if left:
+                    counts[text] = left
+                else:
+                    del counts[text]
 
 
 def _put(rows: dict[tuple[str, str], AnchorRow], kind: str, text: str, born: int | None,

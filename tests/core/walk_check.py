@@ -1,0 +1,28 @@
+"""`assert_walk_matches`: the surface walk (`core.surface_arrays`) against `surface_at`, for the
+timeline property tests and every corpus log."""
+from __future__ import annotations
+
+import random
+
+from workbench.core.surface_arrays import SurfaceWalk, nodes_seen_at
+from workbench.core.timeline import SurfaceTimeline
+
+
+def assert_walk_matches(timeline: SurfaceTimeline, rng: random.Random) -> None:
+    """`SurfaceWalk` and `nodes_seen_at` agree with `surface_at` at every seq (and before and
+    past the log), walked forward, then in a shuffled order (backward moves, repeats)."""
+    end = timeline.end_seq
+    seqs = list(range(timeline.base_seq - 1, end + 3))
+    order = seqs + rng.sample(seqs, len(seqs)) + [seqs[len(seqs) // 2]] * 2
+    walk, present = SurfaceWalk(timeline), set()
+    for seq in order:
+        joined, left = walk.move(seq)
+        assert joined == sorted(joined) and left == sorted(left)
+        assert not present & set(joined) and set(left) <= present, seq
+        present = (present - set(left)) | set(joined)
+        assert present == set(timeline.surface_at(seq)), f"walk at {seq}"
+    for k in (1, 2, 5):
+        asked = rng.sample(seqs, min(k, len(seqs)))
+        want = sorted(set().union(*(timeline.surface_at(s) for s in asked)))
+        assert nodes_seen_at(timeline, asked).tolist() == want, asked
+    assert nodes_seen_at(timeline, []).tolist() == []
