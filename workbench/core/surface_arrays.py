@@ -3,9 +3,9 @@
 
 `SurfaceArrays` turns the surface timeline's per-event codes (`workbench.core.timeline
 .SurfaceTimeline.event_codes`) and its replacements into dense arrays the frames and views read
-without folding again; events past the timeline's end read as log-only. `nodes_seen_at` answers
-"which nodes were on the surface at any of these seqs" from the same codes, without building a
-surface: a node is on the surface at `t` exactly when it joined at or before `t` and was not
+without folding again; events past the timeline's end read as log-only. From the same codes,
+without building a surface, `nodes_seen_at` answers "which nodes were on the surface at any of
+these seqs" and `SurfaceWalk` "which nodes joined and left it between two seqs": a node is on the surface at `t` exactly when it joined at or before `t` and was not
 hidden by then (`SurfaceTimeline.on_surface`), since a seq joins the surface only with its own
 event and leaves it at most once.
 """
