@@ -13,6 +13,7 @@ from workbench.core.timeline import SurfaceTimeline
 from workbench.errors import FoldError
 from workbench.io.generations import rules_for
 from workbench.io.read import read_log
+
 from walk_check import assert_walk_matches
 
 CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"

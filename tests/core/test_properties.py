@@ -9,7 +9,6 @@ projection."""
 from __future__ import annotations
 
 import copy
-
 import random
 
 from hypothesis import HealthCheck, given, settings
@@ -19,8 +18,9 @@ import workbench.core.timeline as timeline_module
 from workbench.core.projection import surface_messages
 from workbench.core.surface import fold_surface
 from workbench.core.timeline import SurfaceTimeline
-from walk_check import assert_walk_matches
 from workbench.errors import FoldError
+
+from walk_check import assert_walk_matches
 
 ACTIONS = ("user", "round", "text", "empty", "log", "compact", "prune", "system", "offload",
            "developer")

@@ -5,9 +5,10 @@
 .SurfaceTimeline.event_codes`) and its replacements into dense arrays the frames and views read
 without folding again; events past the timeline's end read as log-only. From the same codes,
 without building a surface, `nodes_seen_at` answers "which nodes were on the surface at any of
-these seqs" and `SurfaceWalk` "which nodes joined and left it between two seqs": a node is on the surface at `t` exactly when it joined at or before `t` and was not
-hidden by then (`SurfaceTimeline.on_surface`), since a seq joins the surface only with its own
-event and leaves it at most once.
+these seqs" and `SurfaceWalk` "which nodes joined and left it between two seqs": a node is on
+the surface at `t` exactly when it joined at or before `t` and was not hidden by then
+(`SurfaceTimeline.on_surface`), since a seq joins the surface only with its own event and
+leaves it at most once.
 """
 from __future__ import annotations
 
@@ -28,16 +29,15 @@ class SurfaceArrays:
     after every event (one vectorised pass)."""
 
     def __init__(self, timeline: SurfaceTimeline, n: int) -> None:
-        codes, shadow = timeline.event_codes()
+        codes, hider = _codes(timeline)
         status = np.zeros(n, dtype=np.uint8)   # LOG_ONLY past the events the fold saw
-        status[:len(codes)] = np.frombuffer(codes, dtype=np.uint8)[:n]
-        if len(shadow) >= n:   # `event_codes` copied it: read it as it is
-            shadowed_by = np.frombuffer(shadow, dtype=np.int64)[:n] if n else np.zeros(0, np.int64)
+        status[:len(codes)] = codes[:n]
+        if len(hider) >= n:   # `event_codes` copied it: read it as it is
+            shadowed_by = hider[:n]
         else:
             shadowed_by = np.full(n, -1, dtype=np.int64)
-            if len(shadow):
-                shadowed_by[:len(shadow)] = np.frombuffer(shadow, dtype=np.int64)
-        node = (status == APPENDED) | (status == REPLACEMENT)
+            shadowed_by[:len(hider)] = hider
+        node = _is_node(status)
         size_delta = node.astype(np.int64)
         self._hidden: list[tuple[int, np.ndarray]] = []
         for rep in timeline.replacements:
@@ -60,13 +60,23 @@ class SurfaceArrays:
         return np.cumsum(delta)
 
 
+def _codes(timeline: SurfaceTimeline) -> tuple[np.ndarray, np.ndarray]:
+    """`timeline.event_codes()` as numpy: each seen event's status and the seq that hid it."""
+    codes, shadow = timeline.event_codes()
+    hider = np.frombuffer(shadow, dtype=np.int64) if len(shadow) else np.zeros(0, np.int64)
+    return np.frombuffer(codes, dtype=np.uint8), hider
+
+
+def _is_node(status: np.ndarray) -> np.ndarray:
+    """Which events joined the surface (an append or a replacement)."""
+    return (status == APPENDED) | (status == REPLACEMENT)
+
+
 def _spans(timeline: SurfaceTimeline) -> tuple[np.ndarray, np.ndarray]:
     """Every node (ascending) and the seq that hid it (int64 max: never), so that a node `n`
     is on the surface at `t` exactly when ``n <= t < until``."""
-    codes, shadow = timeline.event_codes()
-    status = np.frombuffer(codes, dtype=np.uint8)
-    hider = np.frombuffer(shadow, dtype=np.int64) if len(shadow) else np.zeros(0, np.int64)
-    index = np.flatnonzero((status == APPENDED) | (status == REPLACEMENT))
+    status, hider = _codes(timeline)
+    index = np.flatnonzero(_is_node(status))
     until = np.where(hider[index] < 0, np.iinfo(np.int64).max, hider[index])
     return index + timeline.base_seq, until
 
