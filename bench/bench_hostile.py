@@ -5,8 +5,9 @@ Times ``workbench C PATH`` (default ``info``; ``audit`` reads every message's te
 fresh process on each input `bench/make_hostile.py` writes (generated into DIR, default
 ``bench/out/hostile/``, when absent): zstd bombs of 32 KiB and 128 KiB after a bad line, a zstd
 bomb of candidate event lines, 5M garbage lines and 5M escape lines after a bad line, a valid
-300 MB line, 40,000 rows whose range pairs cite every earlier seq, a 400 KB line of "-a" and
-2,000 one-node compactions over a 20,000-node surface. The baseline, measured in the same run, is
+300 MB line, 40,000 rows whose range pairs cite every earlier seq, a 400 KB line of "-a",
+2,000 one-node compactions over a 20,000-node surface and 1,000 such compactions each after a
+model call. The baseline, measured in the same run, is
 ``info`` on the clean base log (mostly interpreter and import time). Figures: wall seconds, the
 ratio to the baseline, the child's CPU seconds (user + system, which a machine shared with other
 jobs disturbs far less than wall time), peak RSS, the exit code and the first defect's rule.

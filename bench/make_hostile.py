@@ -13,7 +13,10 @@ Every file starts as a valid v4 log written by `workbench.build` (a few turns), 
 * ``raw-garbage``: 5M garbage lines (10 MB) after the bad line;
 * ``raw-escapes``: 5M lines holding a backslash escape (each one a candidate line);
 * ``raw-long-line``: a clean log with one valid 300 MB event line (a long user message);
-* ``clean``: the valid base log alone (the baseline of the benchmark).
+* ``clean``: the valid base log alone (the baseline of the benchmark);
+* valid logs whose work could grow faster than their size: ``ranges-every-earlier``,
+  ``broken-run-line``, ``one-node-compactions`` and ``one-node-compactions-calls`` (each
+  generator's docstring says what it holds).
 
 Inputs are written under `OUT` (default ``bench/out/hostile/``); `bench/bench_hostile.py` times
 ``workbench info`` on each.
@@ -108,7 +111,8 @@ def generate(out: Path) -> dict[str, Path]:
     _long_line_log(paths[long_name], base, 300 * 1000 * 1000)
     for name, write in (("ranges-every-earlier.session.v4.jsonl", _ranges_log),
                         ("broken-run-line.session.v4.jsonl", _broken_run_log),
-                        ("one-node-compactions.session.v4.jsonl", _compactions_log)):
+                        ("one-node-compactions.session.v4.jsonl", _compactions_log),
+                        ("one-node-compactions-calls.session.v4.jsonl", _compaction_calls_log)):
         paths[name] = write(out / name, base)
     return paths
 
@@ -151,6 +155,25 @@ def _compactions_log(path: Path, base: list[bytes]) -> Path:
         for k in range(2_000):
             node = b.state.nodes[b.state.first_compactable()]
             b.compact(node, node, summary=f"summary {k}")
+    return Path(b.write(path))
+
+
+def _compaction_calls_log(path: Path, base: list[bytes]) -> Path:
+    """20,000 user messages, then 1,000 model calls each followed by a compaction that hides one
+    node: every compaction's cache break and ledger compare two 20,000-node requests."""
+    b = LogBuilder(version=4, session_id="session-hostile-compaction-calls")
+    with b.turn():
+        with b.step():
+            b.system("You are a coding agent.")
+            for i in range(20_000):
+                b.user(f"message {i}")
+        for k in range(1_001):
+            with b.step():
+                b.request_header()
+                b.assistant(f"answer {k}")
+            if k < 1_000:
+                node = b.state.nodes[b.state.first_compactable()]
+                b.compact(node, node, summary=f"summary {k}")
     return Path(b.write(path))
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from tour_script import tour_script
@@ -34,7 +35,7 @@ def _walk(nodes, events):
 
 def _sums(facts, nodes):
     try:
-        return facts.cut_balanced(nodes)
+        return tuple(facts.cut_balanced(nodes))
     except ToolPairingError as exc:
         return ("error", exc.message)
 
@@ -54,6 +55,11 @@ def test_numpy_sums_equal_the_walk(tmp_path):
                     rng.sample(surface, len(surface)), []]
         for nodes in surfaces + odd:
             assert _sums(facts, nodes) == _walk(nodes, events), (path.name, nodes)
+            if all(type(s) is int for s in nodes):   # as the checks pass a surface
+                seqs = np.asarray(nodes, dtype=np.int64)
+                assert _sums(facts, seqs) == _walk(nodes, events), (path.name, nodes)
+                if all(0 <= s < len(events) for s in nodes):
+                    assert facts.newest_result(seqs) == newest_result(nodes, events)
             if all(isinstance(s, int) and 0 <= s < len(events) for s in nodes):
                 assert facts.newest_result(nodes) == newest_result(nodes, events)
 

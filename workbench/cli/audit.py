@@ -68,7 +68,7 @@ def quality_json(analysed: Any, meters: tuple[str, ...], prices: Any) -> dict[st
     `workbench.core.analysis.AnalysedLog`."""
     found, quality = analysed.compactions, analysed.quality
     rows = quality.ledger(node_pricer(analysed.events, version=analysed.version,
-                                      timeline=found.timeline, dsh=found.price),
+                                      timeline=found.timeline, prices=analysed.prices),
                           meters, prices, analysed.model_calls)
     citations = {c.index: c for c in quality.citations}
     ledgers: dict[int, list] = {}

@@ -13,6 +13,7 @@ leaves it at most once.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -79,6 +80,23 @@ def _spans(timeline: SurfaceTimeline) -> tuple[np.ndarray, np.ndarray]:
     index = np.flatnonzero(_is_node(status))
     until = np.where(hider[index] < 0, np.iinfo(np.int64).max, hider[index])
     return index + timeline.base_seq, until
+
+
+def surface_array(timeline: SurfaceTimeline, seq: int) -> np.ndarray:
+    """`timeline.surface_at(seq)` as an int64 array, built without an int object per node."""
+    return np.frombuffer(timeline.surface_seqs(seq), dtype=np.int64)
+
+
+def position_of(surface: np.ndarray, value: Any) -> int | None:
+    """``list(surface).index(value)`` (None: absent) for any log value: only an int, a bool or
+    an integral float equals a seq."""
+    if type(value) is float:
+        if not value.is_integer():
+            return None
+    elif type(value) is not int and type(value) is not bool:
+        return None
+    found = np.flatnonzero(surface == int(value))
+    return int(found[0]) if len(found) else None
 
 
 def nodes_seen_at(timeline: SurfaceTimeline, seqs: Sequence[int]) -> np.ndarray:

@@ -23,10 +23,10 @@ A log that breaks a fold rule does not stop the pass: the `FoldError` is recorde
 (the first one is what the reference reports), that event's surface change is skipped, and folding
 continues so a debugger still sees a surface.
 
-Invariants (tested by property tests): `surface_at(s)` equals a full refold of the prefix ending at
-`s` (for a log without errors); the lineages of the nodes of any surface, concatenated in order,
-are exactly the appended nodes up to that seq, each once; `diff(a, b).apply(surface_at(a)) ==
-surface_at(b)`.
+Invariants (property tests): `surface_at(s)` (and `surface_seqs(s)`, the same as an int64 array)
+equals a full refold of the prefix ending at `s` (for a log without errors); the lineages of a
+surface's nodes, concatenated in order, are the appended nodes up to `s`, each once;
+`diff(a, b).apply(surface_at(a)) == surface_at(b)`.
 """
 from __future__ import annotations
 
@@ -80,7 +80,7 @@ class TimelineBuilder:
         self.replacements: list[Replacement] = []
         self.projections: dict[int, list[tuple[int, dict]]] = {}
         self.project_seqs: list[int] = []
-        self.checkpoints: dict[int, tuple[int, ...]] = {0: ()}
+        self.checkpoints: dict[int, array] = {0: array("q")}
         self.checkpoint_epochs = [0]
         self.errors: list[FoldError] = []
         self.rejected: dict[int, FoldError] = {}   # seq -> the fold error of that event
@@ -162,7 +162,7 @@ class TimelineBuilder:
                 apply_plan(state, plan)
                 epoch = len(rep_seqs)
                 if epoch - checkpoint_epochs[-1] >= _CHECKPOINT_EVERY or work >= _REPLAY_BUDGET:
-                    checkpoints[epoch] = tuple(nodes)
+                    checkpoints[epoch] = array("q", nodes)
                     checkpoint_epochs.append(epoch)
                     work = 0
 
@@ -198,18 +198,14 @@ class SurfaceTimeline:
         self.base_seq = builder.base_seq
         self._events = events
         self._n = builder.count
-        self._shadow = builder.shadow
-        self._status = builder.status
+        self._shadow, self._status = builder.shadow, builder.status
         self._appended = builder.appended   # shared with the builder, which only appends to it
         self._n_appended = len(builder.appended)
-        self._epoch_start = builder.epoch_start
-        self._rep_seqs = builder.rep_seqs
-        self._rep_pos = builder.rep_pos
-        self._checkpoints = builder.checkpoints
-        self._checkpoint_epochs = builder.checkpoint_epochs
-        self._projections = builder.projections
-        self._project_seqs = builder.project_seqs
-        self._cache: OrderedDict[int, tuple[int, ...]] = OrderedDict()
+        self._epoch_start, self._rep_seqs, self._rep_pos = (
+            builder.epoch_start, builder.rep_seqs, builder.rep_pos)
+        self._checkpoints, self._checkpoint_epochs = builder.checkpoints, builder.checkpoint_epochs
+        self._projections, self._project_seqs = builder.projections, builder.project_seqs
+        self._cache: OrderedDict[int, list] = OrderedDict()
         replacements = builder.replacements
         self.replacements: tuple[Replacement, ...] = tuple(replacements)
         self.replacement_by_seq: Mapping[int, Replacement] = MappingProxyType(
@@ -224,28 +220,35 @@ class SurfaceTimeline:
         """Seq of the last event (base_seq - 1 for an empty log)."""
         return self.base_seq + self._n - 1
 
-    def _epoch_base(self, epoch: int) -> tuple[int, ...]:
-        """The surface right after replacement `epoch` (0: the empty initial surface)."""
+    def _epoch_base(self, epoch: int) -> list:
+        """The surface right after replacement `epoch` (0: the empty initial surface) as a cache
+        entry ``[seqs as array("q"), the same as a tuple or None until asked]``."""
         cached = self._cache.get(epoch)
         if cached is not None:
             self._cache.move_to_end(epoch)
             return cached
         cp = self._checkpoint_epochs[bisect_right(self._checkpoint_epochs, epoch) - 1]
         start = self._checkpoints[cp]
-        for known, surface in self._cache.items():   # a nearer rebuilt one (readers walk forward)
+        for known, entry in self._cache.items():   # a nearer rebuilt one (readers walk forward)
             if cp < known < epoch:
-                cp, start = known, surface
-        nodes = list(start)
+                cp, start = known, entry[0]
+        nodes = array("q", start)
         appended, starts = self._appended, self._epoch_start
         for r in range(cp + 1, epoch + 1):
             nodes.extend(appended[starts[r - 1]:starts[r]])
             i, j = self._rep_pos[r - 1]
-            nodes[i:j + 1] = [self._rep_seqs[r - 1]]
-        base = tuple(nodes)
-        self._cache[epoch] = base
+            nodes[i:j + 1] = array("q", (self._rep_seqs[r - 1],))
+        entry = self._cache[epoch] = [nodes, None]
         if len(self._cache) > _CACHE:
             self._cache.popitem(last=False)
-        return base
+        return entry
+
+    def _tail(self, seq: int) -> tuple[list, array]:
+        """The cache entry of the epoch of `seq` and that epoch's appends up to `seq`."""
+        epoch = bisect_right(self._rep_seqs, seq)
+        lo = self._epoch_start[epoch]
+        hi = self._epoch_start[epoch + 1] if epoch + 1 < len(self._epoch_start) else self._n_appended
+        return self._epoch_base(epoch), self._appended[lo:bisect_right(self._appended, seq, lo, hi)]
 
     def surface_at(self, seq: int) -> tuple[int, ...]:
         """Model-visible nodes after applying events `base_seq..seq`, in surface order."""
@@ -253,13 +256,19 @@ class SurfaceTimeline:
             return ()
         if seq >= self.end_seq:
             return self.final_nodes
-        epoch = bisect_right(self._rep_seqs, seq)
-        base = self._epoch_base(epoch)
-        lo = self._epoch_start[epoch]
-        hi = self._epoch_start[epoch + 1] if epoch + 1 < len(self._epoch_start) else self._n_appended
-        cut = bisect_right(self._appended, seq, lo, hi)
-        tail = tuple(self._appended[lo:cut])
-        return base + tail if base else tail
+        entry, tail = self._tail(seq)
+        if entry[1] is None:
+            entry[1] = tuple(entry[0])
+        return entry[1] + tuple(tail) if entry[0] else tuple(tail)
+
+    def surface_seqs(self, seq: int) -> array:
+        """`surface_at(seq)` as a new int64 ``array("q")`` (no int objects: for numpy readers)."""
+        if seq < self.base_seq:
+            return array("q")
+        if seq >= self.end_seq:
+            return array("q", self.final_nodes)
+        entry, tail = self._tail(seq)
+        return entry[0] + tail
 
     def replace_generation_at(self, seq: int) -> int:
         return bisect_right(self._rep_seqs, seq)
@@ -365,6 +374,10 @@ class SurfaceTimeline:
             found = message
         return found
 
+    def projected_nodes(self) -> list[int]:
+        """The nodes some v4 `image/offload` projects, each once."""
+        return list(self._projections)
+
     def message_at(self, node_seq: int, at: int | None = None) -> dict | None:
         """The model message `node_seq` projects to at `at` (None: it derives none)."""
         event = self._events[self._index(node_seq)]
@@ -375,12 +388,8 @@ class SurfaceTimeline:
 
     def messages_at(self, seq: int) -> list[tuple[int, dict]]:
         """The model history after `seq`: `(node seq, message)` for every node deriving one."""
-        out = []
-        for node in self.surface_at(seq):
-            message = self.message_at(node, seq)
-            if message is not None:
-                out.append((node, message))
-        return out
+        return [(node, message) for node in self.surface_at(seq)
+                if (message := self.message_at(node, seq)) is not None]
 
     def transcript_at(self, seq: int) -> tuple[int, ...]:
         """The append-origin transcript up to `seq` (v0 §4.9): appended user/assistant/tool

@@ -54,6 +54,7 @@ from workbench.core.compaction.eventfacts import EventFacts
 from workbench.core.compaction.sweep import AuditFacts, AuditPlan
 from workbench.core.relationships import check_relationships
 from workbench.core.requests import Attempt, AttemptCollector
+from workbench.core.surface_arrays import position_of, surface_array
 from workbench.core.timeline import SurfaceTimeline
 from workbench.errors import FoldError
 from workbench.io.generations import nested_streams, rules_for
@@ -174,11 +175,11 @@ def _hidden_set(record: CompactionRecord, timeline: SurfaceTimeline,
         return record.fold_shadowed_seqs
     if record.replacement_seq is not None:
         rng = replace_range(events[record.replacement_seq], version=version)
-        surface = timeline.surface_at(record.replacement_seq - 1)
-        if rng is not None and rng[0] in surface and rng[1] in surface:
-            i, j = surface.index(rng[0]), surface.index(rng[1])
-            if i <= j:
-                return tuple(surface[i:j + 1])
+        if rng is not None:
+            surface = surface_array(timeline, record.replacement_seq - 1)
+            i, j = position_of(surface, rng[0]), position_of(surface, rng[1])
+            if i is not None and j is not None and i <= j:
+                return tuple(surface[i:j + 1].tolist())
     return record.span_seqs
 
 
@@ -250,15 +251,17 @@ def _plan(found: Compactions, events: Sequence[Mapping[str, Any]], version: int,
           probes: bool = True) -> tuple[AuditPlan, list[tuple[int, ...] | None]]:
     """What each attempt's checks and probes will read (`sweep.AuditPlan`), but the requests."""
     timeline = found.timeline
-    plan = AuditPlan()
+    plan = AuditPlan(len(events))
     hidden_sets = []
     for index, record in enumerate(found.records):
         hidden = _hidden_set(record, timeline, events, version)
         checked = record.status != "failed" or record.replacement_seq is not None
         if checked and hidden:
             plan.surface(hidden)
-            if record.replacement_seq is not None:
-                plan.surface(pairing_surface(record, timeline, hidden) or ())
+            after = (pairing_surface(record, timeline, hidden)
+                     if record.replacement_seq is not None else None)
+            if after is not None:
+                plan.surface(after)
         if probes and record.summary_seq is not None and hidden is not None:
             plan.probe(index, hidden, record.summary_seq, record.summary)
         hidden_sets.append(hidden)
@@ -287,8 +290,8 @@ def _read_facts(found: Compactions, events: Sequence[Mapping[str, Any]], version
     if found.facts is None:
         for record, (before, after) in zip(found.records, _around(found, attempts)):
             if before is not None and after is not None and record.replacement_seq is not None:
-                plan.request(timeline.surface_at(before.before - 1))
-                plan.request(timeline.surface_at(after.before - 1))
+                plan.request(surface_array(timeline, before.before - 1))
+                plan.request(surface_array(timeline, after.before - 1))
     facts = AuditFacts.read(events, timeline, plan, version=version, price=price,
                             facts=found.facts)
     return facts, hidden_sets, attempts

@@ -35,12 +35,15 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+import numpy as np
+
 from workbench.core.compaction.framing import (  # noqa: F401 - re-exported
     CHECKPOINT_PREAMBLE, SUMMARY_CLOSE_TAG, SUMMARY_OPEN_TAG, checkpoint_body, frame_summary)
 from workbench.core.compaction.eventfacts import EventFacts
 from workbench.core.compaction.grouping import (  # noqa: F401 - re-exported
     BracketScan, Trigger, TriggerKind, _data, _Open, is_checkpoint, replace_range, scan_brackets)
 from workbench.core.compaction.prunes import PruneRecord, prune_record
+from workbench.core.surface_arrays import position_of, surface_array
 from workbench.core.timeline import SurfaceTimeline
 from workbench.core.tokens.heuristic import estimate_message, node_price
 from workbench.io.jsjson import ABSENT, deep_equal
@@ -116,15 +119,11 @@ class CompactionRecord:
 
 # -- pass 2: what the surface says --------------------------------------------------------------
 
-def _span(surface: Sequence[int], start: Any, end: Any) -> tuple[int, ...]:
+def _span(surface: np.ndarray, start: Any, end: Any) -> tuple[int, ...]:
     """The exact surface span between two endpoints ([] when one is missing or they cross),
     as the v4 relationship layer computes it (`assertCurrentSurfaceSpan`)."""
-    try:
-        i = surface.index(start)
-        j = surface.index(end)
-    except ValueError:
-        return ()
-    return tuple(surface[i:j + 1]) if i <= j else ()
+    i, j = position_of(surface, start), position_of(surface, end)
+    return tuple(surface[i:j + 1].tolist()) if i is not None and j is not None and i <= j else ()
 
 
 def _record(attempt: _Open, events: Sequence[Mapping[str, Any]], timeline: SurfaceTimeline,
@@ -146,7 +145,7 @@ def _record(attempt: _Open, events: Sequence[Mapping[str, Any]], timeline: Surfa
         rng = summary_data.get("shadowedRange")
         rng = (rng.get("start"), rng.get("end")) if isinstance(rng, dict) else (None, None)
         seqs = summary_data.get("shadowedSeqs")
-        span = _span(timeline.surface_at(attempt.summary_seq - 1), *rng)
+        span = _span(surface_array(timeline, attempt.summary_seq - 1), *rng)
         fields.update(
             provider=summary_data.get("provider"), model=summary_data.get("model"),
             max_tokens=summary_data.get("maxTokens"), usage=summary_data.get("usage"),

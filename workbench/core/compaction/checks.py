@@ -10,11 +10,14 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from workbench.core.compaction.brackets import CompactionRecord
 from workbench.core.compaction.prunes import PruneRecord
 from workbench.core.compaction.pairing import ToolPairingError, cut_balanced
 from workbench.core.compaction.sweep import AuditFacts, newest_result
 from workbench.core.requests import Attempt
+from workbench.core.surface_arrays import position_of, surface_array
 from workbench.core.timeline import SurfaceTimeline
 from workbench.io.jsjson import deep_equal, is_scalar, js_str
 
@@ -104,18 +107,18 @@ def _cites_sources(r: CompactionRecord, timeline: SurfaceTimeline,
 
 
 def pairing_surface(r: CompactionRecord, timeline: SurfaceTimeline,
-                    hidden: tuple[int, ...]) -> list[int] | None:
-    """The surface right after the replacement (had the fold applied it, when it did not);
-    None when the hidden span is not on the surface before it."""
+                    hidden: tuple[int, ...]) -> np.ndarray | None:
+    """The surface right after the replacement (had the fold applied it, when it did not), as
+    an int64 array; None when the hidden span is not on the surface before it."""
     seq = r.replacement_seq
     if r.replacement_landed:
-        return list(timeline.surface_at(seq))
-    surface = list(timeline.surface_at(seq - 1))
-    if hidden[0] not in surface:
+        return surface_array(timeline, seq)
+    surface = surface_array(timeline, seq - 1)
+    found = np.flatnonzero(surface == hidden[0])
+    if not len(found):
         return None
-    i = surface.index(hidden[0])
-    surface[i:i + len(hidden)] = [seq]
-    return surface
+    i = int(found[0])
+    return np.concatenate((surface[:i], np.array([seq], np.int64), surface[i + len(hidden):]))
 
 
 def _pairing_after(r: CompactionRecord, events: Sequence[Mapping[str, Any]],
@@ -126,11 +129,12 @@ def _pairing_after(r: CompactionRecord, events: Sequence[Mapping[str, Any]],
     if surface is None:
         return None
     try:
-        cuts = cut_balanced(surface, events) if facts is None else facts.cut_balanced(surface)
+        cuts = (cut_balanced(surface.tolist(), events) if facts is None
+                else facts.cut_balanced(surface))
     except ToolPairingError as exc:
         return Check("tool_pairing_after", False, f"after replacement {seq}: {exc.message}")
-    at = surface.index(seq)
-    before, after = cuts[at], cuts[at + 1]
+    at = int(np.flatnonzero(surface == seq)[0])
+    before, after = bool(cuts[at]), bool(cuts[at + 1])
     if before and after:
         return Check("tool_pairing_after", True, f"cuts before and after checkpoint {seq} "
                      f"(surface position {at} of {len(surface)}) are balanced")
@@ -147,8 +151,10 @@ def _newest_result(r: CompactionRecord, events: Sequence[Mapping[str, Any]],
     with nothing retained hides them by design, v0 §5.3)."""
     if r.owner is None:
         return None
-    surface = timeline.surface_at(r.replacement_seq - 1)
-    newest = facts.newest_result(surface) if facts is not None else newest_result(surface, events)
+    if facts is not None:
+        newest = facts.newest_result(surface_array(timeline, r.replacement_seq - 1))
+    else:
+        newest = newest_result(timeline.surface_at(r.replacement_seq - 1), events)
     if newest is None:
         return None
     data = events[newest].get("data")
@@ -169,11 +175,11 @@ def _next_request(r: CompactionRecord, events: Sequence[Mapping[str, Any]],
         return None
     at = attempt.before - 1
     node = timeline.representative(r.replacement_seq, at)
-    surface = timeline.surface_at(at)
-    if node is None or node not in set(surface):
+    surface = surface_array(timeline, at)
+    position = None if node is None else position_of(surface, node)
+    if position is None:
         return Check("next_request_sees_checkpoint", False, f"request {attempt.seq} (built "
                      f"after seq {at}) does not contain checkpoint {r.replacement_seq}")
-    position = surface.index(node)
     via = "" if node == r.replacement_seq else f" through later checkpoint {node}"
     if timeline.message_at(node, at) is None:
         return Check("next_request_sees_checkpoint", False, f"checkpoint node {node} derives no "

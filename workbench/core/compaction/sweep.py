@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from itertools import chain
 from typing import Any
 
@@ -35,6 +35,7 @@ from workbench.core.compaction.pairing import cuts_from_deltas
 from workbench.core.compaction.probe import CacheBreak, LostProbe, message_text, probe_distinct
 from workbench.core.header import canonical_header
 from workbench.core.requests import Attempt
+from workbench.core.surface_arrays import surface_array
 from workbench.core.timeline import SurfaceTimeline
 from workbench.core.tokens.heuristic import estimate_header, estimate_message
 from workbench.io.generations import system_node
@@ -51,7 +52,7 @@ def newest_result(nodes: Sequence[Any], events: Sequence[Mapping[str, Any]]) -> 
     return max(found) if found else None
 
 
-def _seq_array(nodes: Sequence[Any], count: int) -> np.ndarray | None:
+def _seq_array(nodes: Sequence[Any] | np.ndarray, count: int) -> np.ndarray | None:
     """`nodes` (a surface: the fold's seqs) as an int64 array of seqs of a log of `count`
     events; None when one is not such a seq (nothing but integers makes an integer array)."""
     try:
@@ -62,6 +63,11 @@ def _seq_array(nodes: Sequence[Any], count: int) -> np.ndarray | None:
             len(seqs) and (seqs.min() < 0 or seqs.max() >= count)):
         return None if len(seqs) else np.zeros(0, np.int64)
     return seqs
+
+
+def _listed(nodes: Sequence[Any] | np.ndarray) -> Sequence[Any]:
+    """`nodes` for a walk by the rule (Python ints, as the fold hands them out)."""
+    return nodes.tolist() if isinstance(nodes, np.ndarray) else nodes
 
 
 _CONFIG_FIELDS = ("provider", "model", "reasoningEffort", "temperature", "maxTokens", "stop")
@@ -76,36 +82,41 @@ class _Probe:
     summary: Any
 
 
-@dataclass(slots=True)
 class AuditPlan:
-    """The seqs the audit will read: surface nodes and the hidden nodes to probe."""
+    """The seqs the audit will read from a log of `count` events: surface nodes (a mask: a
+    surface per compaction costs no Python work per node) and the hidden nodes to probe."""
 
-    nodes: set[int] = field(default_factory=set)
-    probes: dict[int, _Probe] = field(default_factory=dict)
-    texts: set[int] = field(default_factory=set)
-    requests: bool = False
+    def __init__(self, count: int) -> None:
+        self._wanted = np.zeros(count, dtype=bool)
+        self.probes: dict[int, _Probe] = {}
+        self.texts: set[int] = set()
+        self.requests = False
 
-    def surface(self, seqs: Iterable[int]) -> None:
-        """Nodes whose delta, seq and origin the checks read."""
-        self.nodes.update(seqs)
+    def surface(self, seqs: Iterable[int] | np.ndarray) -> None:
+        """Nodes whose delta, seq and origin the checks read (seqs outside the log: none)."""
+        seqs = np.asarray(seqs if isinstance(seqs, np.ndarray) else list(seqs), dtype=np.int64)
+        self._wanted[seqs[(seqs >= 0) & (seqs < len(self._wanted))]] = True
 
-    def request(self, surface: Iterable[int]) -> None:
+    def request(self, surface: Iterable[int] | np.ndarray) -> None:
         """The surface of a request the cache break rebuilds (its messages and its header)."""
-        self.nodes.update(surface)
+        self.surface(surface)
         self.requests = True
 
     def probe(self, key: int, hidden: tuple[int, ...], at: int, summary: Any) -> None:
         """Probe the messages of `hidden` as of seq `at` against `summary` (result under `key`)."""
-        self.nodes.update(hidden)
+        self.surface(hidden)
         self.texts.update(hidden)
         self.probes[key] = _Probe(hidden, at, summary)
+
+    def nodes(self) -> set[int]:
+        """Every planned node."""
+        return set(np.flatnonzero(self._wanted).tolist())
 
 
 def _planned(events: Sequence[Mapping[str, Any]], plan: AuditPlan
              ) -> tuple[set[int], set[int]]:
-    nodes = {s for s in plan.nodes if 0 <= s < len(events)}
     headers = set(seqs_of_type(events, ("request/header",))) if plan.requests else set()
-    return nodes, headers
+    return plan.nodes(), headers
 
 
 def _feed(facts: EventFacts, plan: AuditPlan, nodes: set[int], headers: set[int],
@@ -132,6 +143,7 @@ class AuditFacts:
         end = timeline.end_seq
         self._projections = timeline.content_generation_at(end) != timeline.replace_generation_at(
             end)
+        self._projected = np.fromiter(timeline.projected_nodes(), np.int64)
         self.probes: dict[int, LostProbe] = {
             key: self._probe(job) for key, job in plan.probes.items()}
 
@@ -186,11 +198,11 @@ class AuditFacts:
         self.facts.ensure(seq)
         return seq in self.facts.rewritten
 
-    def cut_balanced(self, nodes: Sequence[int]) -> tuple[bool, ...]:
+    def cut_balanced(self, nodes: Sequence[int] | np.ndarray) -> Sequence[bool]:
         """`pairing.cut_balanced(nodes, events)` from the recorded deltas: one cumulative sum
-        over the surface in numpy (an audit makes one per compaction, of the whole surface);
-        a surface the rule refuses is walked again by `pairing.cuts_from_deltas`, which names
-        its first bad node."""
+        over the surface in numpy (an audit makes one per compaction, of the whole surface:
+        pass it as an int64 array, and get a bool array); a surface the rule refuses is walked
+        again by `pairing.cuts_from_deltas`, which names its first bad node."""
         count = len(self.events)
         delta, message, facts = self.delta, self.message, self.facts
         misplaced = facts.misplaced
@@ -203,17 +215,17 @@ class AuditFacts:
             return None if seq in misplaced else delta[seq]
         seqs = _seq_array(nodes, count)
         if seqs is None:
-            return cuts_from_deltas(nodes, node_delta)
+            return cuts_from_deltas(_listed(nodes), node_delta)
         for seq in seqs[np.frombuffer(message, dtype=np.int32)[seqs] == UNREAD].tolist():
             facts.ensure(seq)
         if misplaced and np.isin(seqs, np.fromiter(misplaced, np.int64, len(misplaced))).any():
-            return cuts_from_deltas(nodes, node_delta)
+            return cuts_from_deltas(_listed(nodes), node_delta)
         open_calls = np.cumsum(np.frombuffer(delta, dtype=np.int32)[seqs], dtype=np.int64)
         if len(open_calls) and open_calls.min() < 0:
-            return cuts_from_deltas(nodes, node_delta)
-        return (True, *(open_calls == 0).tolist())
+            return cuts_from_deltas(_listed(nodes), node_delta)
+        return np.concatenate((np.ones(1, dtype=bool), open_calls == 0))
 
-    def newest_result(self, nodes: Sequence[int]) -> int | None:
+    def newest_result(self, nodes: Sequence[int] | np.ndarray) -> int | None:
         """The highest seq of a ``tool/result`` among `nodes` (None: none is one)."""
         if self._results is None:
             results = np.zeros(len(self.events), dtype=bool)
@@ -221,34 +233,30 @@ class AuditFacts:
             self._results = results
         seqs = _seq_array(nodes, len(self.events))
         if seqs is None:
-            return newest_result(nodes, self.events)
+            return newest_result(_listed(nodes), self.events)
         found = seqs[self._results[seqs]]
         return int(found.max()) if len(found) else None
 
     # -- requests ------------------------------------------------------------------------------
 
-    def _messages(self, at: int) -> tuple[list[int], list[Any], list[int]]:
-        """The request history after `at` as (nodes, projections or None, prices)."""
-        surface = self.timeline.surface_at(at)
-        message = self.message
-        for node in surface:
-            if message[node] == UNREAD:
-                self.facts.ensure(node)
-        if not self._projections:
-            kept = [s for s in surface if message[s] >= 0]
-            return kept, [None] * len(kept), [message[s] for s in kept]
-        nodes: list[int] = []
-        shown: list[Any] = []
-        prices: list[int] = []
-        for node in surface:
-            projected = self.timeline.projected_at(node, at)
-            price = message[node] if projected is None else _price(projected, self.version)
-            if price < 0:
-                continue
-            nodes.append(node)
-            shown.append(projected)
-            prices.append(price)
-        return nodes, shown, prices
+    def _messages(self, at: int) -> tuple[np.ndarray, np.ndarray, dict[int, Any]]:
+        """The request history after `at`: its nodes and their prices (int64 arrays) and the
+        `image/offload` projection in force of each projected one (by node)."""
+        surface = surface_array(self.timeline, at)
+        message = np.frombuffer(self.message, dtype=np.int32)
+        for node in surface[message[surface] == UNREAD].tolist():
+            self.facts.ensure(node)
+        prices = message[surface].astype(np.int64)
+        shown: dict[int, Any] = {}
+        if self._projections:
+            for i in np.flatnonzero(np.isin(surface, self._projected)).tolist():
+                node = int(surface[i])
+                projected = self.timeline.projected_at(node, at)
+                if projected is not None:
+                    shown[node] = projected
+                    prices[i] = _price(projected, self.version)
+        kept = prices >= 0
+        return surface[kept], prices[kept], shown
 
     def _envelope(self, before: int) -> tuple[dict[str, Any], int, int | None]:
         """The request fields of the latest canonical header before seq `before`, their
@@ -275,31 +283,34 @@ class AuditFacts:
                 seq, (request, estimate_header(tools, version=self.version)))
         return cached[0], cached[1], seq
 
-    def _shown(self, node: int, projected: Any, at: int) -> Any:
+    def _shown(self, node: int, shown: Mapping[int, Any], at: int) -> Any:
+        projected = shown.get(node)
         return projected if projected is not None else self.timeline.message_at(node, at)
 
     def cache_break(self, before: Attempt, after: Attempt) -> CacheBreak:
         """`probe.cache_break` from the recorded prices: equal nodes (with the same projection)
-        are equal messages; different ones are compared in full."""
+        are equal messages; different ones are compared in full, from the first one on."""
         a_at, b_at = before.before - 1, after.before - 1
-        nodes_a, shown_a, prices_a = self._messages(a_at)
-        nodes_b, shown_b, prices_b = self._messages(b_at)
-        position = 0
+        nodes_a, prices_a, shown_a = self._messages(a_at)
+        nodes_b, prices_b, shown_b = self._messages(b_at)
         limit = min(len(nodes_a), len(nodes_b))
-        while position < limit:
-            na, nb = nodes_a[position], nodes_b[position]
-            pa, pb = shown_a[position], shown_b[position]
-            if not (na == nb and pa is pb) and not deep_equal(
-                    self._shown(na, pa, a_at), self._shown(nb, pb, b_at)):
+        differs = nodes_a[:limit] != nodes_b[:limit]
+        moved = [n for n in set(shown_a) | set(shown_b) if shown_a.get(n) is not shown_b.get(n)]
+        if moved:   # an equal node shown differently is compared in full too
+            differs |= np.isin(nodes_a[:limit], np.array(moved, dtype=np.int64))
+        position = limit
+        for at in np.flatnonzero(differs).tolist():
+            if not deep_equal(self._shown(int(nodes_a[at]), shown_a, a_at),
+                              self._shown(int(nodes_b[at]), shown_b, b_at)):
+                position = at
                 break
-            position += 1
         envelope_a, tokens_a, header_a = self._envelope(before.before)
         envelope_b, tokens_b, header_b = self._envelope(after.before)
         changed = header_a != header_b and not deep_equal(envelope_a, envelope_b)
-        prefix = 0 if changed else tokens_a + sum(prices_a[:position])
+        prefix = 0 if changed else tokens_a + int(prices_a[:position].sum())
         return CacheBreak(before.seq, after.seq, len(nodes_a), len(nodes_b), changed,
-                          0 if changed else position, prefix, tokens_a + sum(prices_a),
-                          tokens_b + sum(prices_b))
+                          0 if changed else position, prefix, tokens_a + int(prices_a.sum()),
+                          tokens_b + int(prices_b.sum()))
 
 
 def _price(message: Any, version: int) -> int:

@@ -18,6 +18,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from workbench.core.compaction.anchors import KINDS, Anchor, extract_anchors, states
 from workbench.core.quality.citation import (
     AnchorRow, Citation, citations, find_text, summary_text)
@@ -125,22 +127,23 @@ class Quality:
 
 
 def node_pricer(events: Sequence[Mapping[str, Any]], *, version: int, timeline: SurfaceTimeline,
-                dsh: Callable[[int], int]) -> Callable[[str, Sequence[int]], list[int]]:
-    """`price(meter, seqs)` for the ledger: `dsh(seq)` for the heuristic, else each meter's
-    count of every surface node, computed once (one in-order pass per meter)."""
+                prices: np.ndarray) -> Callable[[str, Sequence[int] | np.ndarray], np.ndarray]:
+    """`price(meter, seqs)` for the ledger: the pass's DSH node price per seq (`prices`, -1
+    log-only: 0) for the heuristic, else each meter's count of every surface node, computed
+    once (one in-order pass per meter)."""
     from workbench.core.tokens.meters import get_meter
-    counts: dict[str, Any] = {}
+    counts: dict[str, np.ndarray] = {}
 
-    def price(meter: str, seqs: Sequence[int]) -> list[int]:
+    def price(meter: str, seqs: Sequence[int] | np.ndarray) -> np.ndarray:
+        seqs = np.asarray(seqs, dtype=np.int64)
         if meter == "dsh":
-            return [max(0, dsh(s)) for s in seqs]
+            return np.maximum(prices[seqs], 0)
         if meter not in counts:
             nodes = sorted({*timeline.appended_through(timeline.end_seq),
                             *(r.seq for r in timeline.replacements)})
-            counts[meter] = get_meter(meter, version=version).count_events(
-                events, positions=nodes)
-        table = counts[meter]
-        return [int(table[s]) for s in seqs]
+            counts[meter] = np.asarray(get_meter(meter, version=version).count_events(
+                events, positions=nodes), dtype=np.int64)
+        return counts[meter][seqs]
 
     return price
 

@@ -33,12 +33,16 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
+import numpy as np
+
 from workbench.core.quality.prices import PriceTable
 from workbench.core.quality.refetch import Refetch
+from workbench.core.surface_arrays import surface_array
 from workbench.core.timeline import SurfaceTimeline
 
-Price = Callable[[str, Sequence[int]], Sequence[int]]
-"""`price(meter, seqs)`: the node price of each seq by `meter`."""
+Price = Callable[[str, Sequence[int] | np.ndarray], np.ndarray]
+"""`price(meter, seqs)`: the node price of each seq by `meter` (seqs and prices int64 arrays;
+an audit prices whole surfaces, one per compaction)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,12 +93,15 @@ def _logged_resent(usage: Any) -> int | None:
     return _num(usage.get("inputTokens")) + _num(usage.get("cacheWriteTokens"))
 
 
-def _common(a: Sequence[int], b: Sequence[int]) -> int:
+def _common(a: np.ndarray, b: np.ndarray) -> int:
+    """The length of the common prefix of two node arrays."""
     n = min(len(a), len(b))
-    i = 0
-    while i < n and a[i] == b[i]:
-        i += 1
-    return i
+    differ = np.flatnonzero(a[:n] != b[:n])
+    return int(differ[0]) if len(differ) else n
+
+
+def _sum(prices: Any) -> int:
+    return int(np.sum(prices, dtype=np.int64))
 
 
 def ledger(records: Sequence[Any], timeline: SurfaceTimeline, around: Sequence[tuple[Any, Any]],
@@ -114,20 +121,20 @@ def ledger(records: Sequence[Any], timeline: SurfaceTimeline, around: Sequence[t
         surface_b = surface_a = None
         position = None
         if before is not None and after is not None and landed:
-            surface_b = timeline.surface_at(before.before - 1)
-            surface_a = timeline.surface_at(after.before - 1)
+            surface_b = surface_array(timeline, before.before - 1)
+            surface_a = surface_array(timeline, after.before - 1)
             position = _common(surface_b, surface_a)
         logged_resent = _logged_resent(after_usage(after)) if position is not None else None
         call = _logged_call(record.usage) if record.summary_seq is not None else None
         refetch = [r.result_seq for r in by_record.get(index, ()) if r.result_seq is not None]
         for meter in meters:
-            hidden_tokens = int(sum(price(meter, hidden)))
-            summary_tokens = int(sum(price(meter, [record.replacement_seq]))) if landed else 0
+            hidden_tokens = _sum(price(meter, hidden))
+            summary_tokens = _sum(price(meter, [record.replacement_seq])) if landed else 0
             if call is not None:
                 call_in, call_read, call_out = call
                 call_source = "logged"
             elif record.summary_seq is not None:
-                call_in = int(sum(price(meter, timeline.surface_at(record.start_seq))))
+                call_in = _sum(price(meter, surface_array(timeline, record.start_seq)))
                 call_read, call_out, call_source = 0, summary_tokens, "estimated"
             else:
                 call_in = call_read = call_out = 0
@@ -137,9 +144,9 @@ def ledger(records: Sequence[Any], timeline: SurfaceTimeline, around: Sequence[t
             elif logged_resent is not None:
                 resent, resent_source = logged_resent, "logged"
             else:
-                resent = int(sum(price(meter, surface_a[position:])))  # type: ignore[index]
+                resent = _sum(price(meter, surface_a[position:]))  # type: ignore[index]
                 resent_source = "estimated"
-            refetch_tokens = int(sum(price(meter, refetch)))
+            refetch_tokens = _sum(price(meter, refetch))
             net = hidden_tokens - summary_tokens - resent - refetch_tokens
             call_cost = ((call_in - call_read) * table.cache_miss + call_read * table.cache_hit
                          + call_out * table.output)
