@@ -182,7 +182,7 @@ def citations(records: Sequence[Any], hidden_sets: Sequence[tuple[int, ...] | No
             support.update(texts.get(seq, ()))
         # and every other node the summarizer saw: `seen.counts` (its keys: the surface's texts)
         on_surface = seen.counts
-        joined = None   # every supporting text in one, joined when a value needs it
+        joined: dict[str, str] = {}   # the hidden and the surface texts, joined when needed
         final = [AnchorRow(r.kind, r.text, r.born_seq,
                            "kept" if states(text, r.kind, r.text, lowered=lowered) else "lost",
                            r.level) for r in rows.values()]
@@ -194,9 +194,7 @@ def citations(records: Sequence[Any], hidden_sets: Sequence[tuple[int, ...] | No
                 continue
             if value in support or value in on_surface or value in chain:
                 continue
-            if joined is None:   # anchors are single lines: no value spans two texts
-                joined = "\n".join(_chain(support, on_surface))
-            if value not in joined:
+            if not _inside(value, support, on_surface, seen, joined):
                 final.append(AnchorRow(kind, value, born_at, "invented", 1))
         citation = Citation(index, record.compaction_id, record.summary_seq,
                             record.replacement_seq, tuple(hidden), tuple(final))
@@ -208,18 +206,56 @@ def citations(records: Sequence[Any], hidden_sets: Sequence[tuple[int, ...] | No
     return out
 
 
+def _inside(value: str, support: set[str], on_surface: Mapping[str, int], seen: _Seen,
+            joined: dict[str, str]) -> bool:
+    """Whether `value` occurs inside a hidden (`support`) or surface text: each side joined
+    once per summary (in `joined`), the surface's only when no text ever on it rules the value
+    out (`_Seen.may_hold`). A value without a line break cannot span two joined texts."""
+    if "\n" in value:
+        return value in "\n".join(_chain(support, on_surface))
+    if "support" not in joined:
+        joined["support"] = "\n".join(support)
+    if value in joined["support"]:
+        return True
+    if not seen.may_hold(value):
+        return False
+    if "surface" not in joined:
+        joined["surface"] = "\n".join(on_surface)
+    return value in joined["surface"]
+
+
 class _Seen:
     """How many nodes of the surface at the walk's seq hold each anchor text (a text is
-    present while its count is positive: `counts`' keys are the surface's texts)."""
+    present while its count is positive: `counts`' keys are the surface's texts), and every
+    text ever on it, joined in blocks that merge as they grow (`may_hold`)."""
 
     def __init__(self) -> None:
         self.counts: dict[str, int] = {}
+        self._ever: set[str] = set()
+        self._new: list[str] = []
+        self._blocks: list[str] = []
 
     def add(self, seqs: Sequence[int], texts: Mapping[int, tuple[str, ...]]) -> None:
-        counts = self.counts
+        counts, ever = self.counts, self._ever
         for seq in seqs:
             for text in texts.get(seq, ()):
-                counts[text] = counts.get(text, 0) + 1
+                count = counts.get(text, 0)
+                if not count and text not in ever:
+                    ever.add(text)
+                    self._new.append(text)
+                counts[text] = count + 1
+
+    def may_hold(self, value: str) -> bool:
+        """False when no text ever on the surface contains `value` (a superset of the
+        surface's texts: each text is copied into a block O(log texts) times in all)."""
+        blocks = self._blocks
+        if self._new:
+            blocks.append("\n".join(self._new))
+            self._new = []
+            while len(blocks) > 1 and len(blocks[-1]) >= len(blocks[-2]):
+                last = blocks.pop()
+                blocks[-1] = blocks[-1] + "\n" + last
+        return any(value in block for block in blocks)
 
     def drop(self, seqs: Sequence[int], texts: Mapping[int, tuple[str, ...]]) -> None:
         counts = self.counts

@@ -1,0 +1,37 @@
+"""The citation audit's substring test (`citation._inside`, with `_Seen.may_hold` ruling values
+out before the surface's texts are joined) against its definition: a value occurs inside the
+hidden and surface texts joined with line breaks, as the surface walks on (texts joining and
+leaving, coming back, and values spanning two texts)."""
+from __future__ import annotations
+
+from itertools import chain
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from workbench.core.quality.citation import _inside, _Seen
+
+TEXTS = st.text(alphabet="ab\nc", max_size=5)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.lists(st.tuples(st.integers(0, 6), TEXTS), max_size=4),
+                          st.lists(st.integers(0, 6), max_size=3),
+                          st.sets(TEXTS, max_size=3),
+                          st.lists(TEXTS, min_size=1, max_size=4)), max_size=8))
+def test_inside_is_the_joined_substring_test(moves) -> None:
+    seen, texts, present = _Seen(), {}, set()
+    for joins, leaves, support, values in moves:
+        left = [s for s in dict.fromkeys(leaves) if s in present]
+        seen.drop(left, texts)
+        present -= set(left)
+        for seq, text in joins:
+            if seq not in present:
+                texts[seq] = (text,)
+                seen.add([seq], texts)
+                present.add(seq)
+        assert set(seen.counts) == {texts[s][0] for s in present}
+        joined: dict[str, str] = {}
+        for value in values:
+            want = value in "\n".join(chain(support, seen.counts))
+            assert _inside(value, support, seen.counts, seen, joined) == want, value
