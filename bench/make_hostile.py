@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import sys
+from functools import partial
 from pathlib import Path
 
 import zstandard
@@ -112,7 +113,8 @@ def generate(out: Path) -> dict[str, Path]:
     for name, write in (("ranges-every-earlier.session.v4.jsonl", _ranges_log),
                         ("broken-run-line.session.v4.jsonl", _broken_run_log),
                         ("one-node-compactions.session.v4.jsonl", _compactions_log),
-                        ("one-node-compactions-calls.session.v4.jsonl", _compaction_calls_log)):
+                        ("one-node-compactions-calls.session.v4.jsonl",
+                         partial(_compactions_log, count=1_000, calls=True))):
         paths[name] = write(out / name, base)
     return paths
 
@@ -143,35 +145,25 @@ def _broken_run_log(path: Path, base: list[bytes]) -> Path:
     return Path(b.write(path))
 
 
-def _compactions_log(path: Path, base: list[bytes]) -> Path:
-    """A valid log of 20,000 user messages and then 2,000 compactions that each hide one node:
-    every compaction's audit looks at a 20,000-node surface."""
-    b = LogBuilder(version=4, session_id="session-hostile-compactions")
+def _compactions_log(path: Path, base: list[bytes], *, count: int = 2_000,
+                     calls: bool = False) -> Path:
+    """A valid log of 20,000 user messages and then `count` compactions that each hide one node:
+    every compaction's audit looks at a 20,000-node surface. `calls`: a model call before each
+    compaction and after the last, so every cache break and ledger row compares two 20,000-node
+    requests."""
+    b = LogBuilder(version=4, session_id="session-hostile-compaction-calls" if calls
+                   else "session-hostile-compactions")
     with b.turn():
         with b.step():
             b.system("You are a coding agent.")
             for i in range(20_000):
                 b.user(f"message {i}")
-        for k in range(2_000):
-            node = b.state.nodes[b.state.first_compactable()]
-            b.compact(node, node, summary=f"summary {k}")
-    return Path(b.write(path))
-
-
-def _compaction_calls_log(path: Path, base: list[bytes]) -> Path:
-    """20,000 user messages, then 1,000 model calls each followed by a compaction that hides one
-    node: every compaction's cache break and ledger compare two 20,000-node requests."""
-    b = LogBuilder(version=4, session_id="session-hostile-compaction-calls")
-    with b.turn():
-        with b.step():
-            b.system("You are a coding agent.")
-            for i in range(20_000):
-                b.user(f"message {i}")
-        for k in range(1_001):
-            with b.step():
-                b.request_header()
-                b.assistant(f"answer {k}")
-            if k < 1_000:
+        for k in range(count + calls):
+            if calls:
+                with b.step():
+                    b.request_header()
+                    b.assistant(f"answer {k}")
+            if k < count:
                 node = b.state.nodes[b.state.first_compactable()]
                 b.compact(node, node, summary=f"summary {k}")
     return Path(b.write(path))

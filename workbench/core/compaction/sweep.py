@@ -22,7 +22,7 @@ The results equal the per-attempt reference computations (`pairing.cut_balanced`
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain
 from typing import Any
@@ -92,12 +92,12 @@ class AuditPlan:
         self.texts: set[int] = set()
         self.requests = False
 
-    def surface(self, seqs: Iterable[int] | np.ndarray) -> None:
+    def surface(self, seqs: Sequence[int] | np.ndarray) -> None:
         """Nodes whose delta, seq and origin the checks read (seqs outside the log: none)."""
-        seqs = np.asarray(seqs if isinstance(seqs, np.ndarray) else list(seqs), dtype=np.int64)
+        seqs = np.asarray(seqs, dtype=np.int64)
         self._wanted[seqs[(seqs >= 0) & (seqs < len(self._wanted))]] = True
 
-    def request(self, surface: Iterable[int] | np.ndarray) -> None:
+    def request(self, surface: Sequence[int] | np.ndarray) -> None:
         """The surface of a request the cache break rebuilds (its messages and its header)."""
         self.surface(surface)
         self.requests = True
@@ -299,10 +299,10 @@ class AuditFacts:
         if moved:   # an equal node shown differently is compared in full too
             differs |= np.isin(nodes_a[:limit], np.array(moved, dtype=np.int64))
         position = limit
-        for at in np.flatnonzero(differs).tolist():
-            if not deep_equal(self._shown(int(nodes_a[at]), shown_a, a_at),
-                              self._shown(int(nodes_b[at]), shown_b, b_at)):
-                position = at
+        for i in np.flatnonzero(differs).tolist():
+            if not deep_equal(self._shown(int(nodes_a[i]), shown_a, a_at),
+                              self._shown(int(nodes_b[i]), shown_b, b_at)):
+                position = i
                 break
         envelope_a, tokens_a, header_a = self._envelope(before.before)
         envelope_b, tokens_b, header_b = self._envelope(after.before)
