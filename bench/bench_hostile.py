@@ -49,7 +49,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--command", default="info", choices=("info", "audit", "fold", "tokens"))
     args = parser.parse_args(argv)
     out = Path(args.dir)
-    if not (out / "one-node-compactions.session.v4.jsonl").exists():
+    if not (out / "front-compactions.session.v4.jsonl").exists():
         import make_hostile
         make_hostile.generate(out)
     names = ["clean.session.v4.jsonl", *sorted(p.name for p in out.iterdir()

@@ -15,8 +15,8 @@ Every file starts as a valid v4 log written by `workbench.build` (a few turns), 
 * ``raw-long-line``: a clean log with one valid 300 MB event line (a long user message);
 * ``clean``: the valid base log alone (the baseline of the benchmark);
 * valid logs whose work could grow faster than their size: ``ranges-every-earlier``,
-  ``broken-run-line``, ``one-node-compactions`` and ``one-node-compactions-calls`` (each
-  generator's docstring says what it holds).
+  ``broken-run-line``, ``one-node-compactions``, ``one-node-compactions-calls`` and
+  ``front-compactions`` (each generator's docstring says what it holds).
 
 Inputs are written under `OUT` (default ``bench/out/hostile/``); `bench/bench_hostile.py` times
 ``workbench info`` on each.
@@ -114,7 +114,8 @@ def generate(out: Path) -> dict[str, Path]:
                         ("broken-run-line.session.v4.jsonl", _broken_run_log),
                         ("one-node-compactions.session.v4.jsonl", _compactions_log),
                         ("one-node-compactions-calls.session.v4.jsonl",
-                         partial(_compactions_log, count=1_000, calls=True))):
+                         partial(_compactions_log, count=1_000, calls=True)),
+                        ("front-compactions.session.v4.jsonl", _front_log)):
         paths[name] = write(out / name, base)
     return paths
 
@@ -166,6 +167,25 @@ def _compactions_log(path: Path, base: list[bytes], *, count: int = 2_000,
             if k < count:
                 node = b.state.nodes[b.state.first_compactable()]
                 b.compact(node, node, summary=f"summary {k}")
+    return Path(b.write(path))
+
+
+def _front_log(path: Path, base: list[bytes], *, messages: int = 300_000,
+               count: int = 1_000) -> Path:
+    """A valid log of 300,000 user messages and then 1,000 compactions that each hide the first
+    two nodes of the surface (68 MB): every replacement shortens a 300,000-node surface at its
+    front, so a surface replay that renumbered the nodes after a splice, or checkpointed the
+    surface after every few such splices, would do work (or hold memory) of compactions times
+    surface."""
+    b = LogBuilder(version=4, session_id="session-hostile-front")
+    with b.turn():
+        with b.step():
+            b.system("You are a coding agent.")
+            for i in range(messages):
+                b.user(f"message {i}")
+        for k in range(count):
+            first = b.state.first_compactable()
+            b.compact(b.state.nodes[first], b.state.nodes[first + 1], summary=f"summary {k}")
     return Path(b.write(path))
 
 

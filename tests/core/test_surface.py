@@ -329,14 +329,15 @@ def test_plan_event_never_mutates_and_apply_commits():
     events = [user(0), user(1), user(2, op=rep0(0, 1), sourceEventSeqs=[0, 1])]
     for seq in (0, 1):
         apply_plan(state, plan_event(state, events[seq], seq, version=0, events=events))
-    before = (list(state.nodes), dict(state.positions), state.replace_generation)
+    before = (list(state.nodes), _positions(state), state.replace_generation)
     snapshot = copy.deepcopy(events)
     plan = plan_event(state, events[2], 2, version=0, events=events)
-    assert (list(state.nodes), dict(state.positions), state.replace_generation) == before
+    assert (list(state.nodes), _positions(state), state.replace_generation) == before
     assert events == snapshot
     assert plan == Plan("replace", 2, 0, 1, 0, 1, (0, 1))
     apply_plan(state, plan)
-    assert state.nodes == [2] and state.positions == {2: 0} and state.replace_generation == 1
+    assert state.nodes == [2] and _positions(state) == {2: 0} and state.replace_generation == 1
+    assert 0 not in state and 1 not in state and state.order.get(0) == -1
 
 
 def test_positions_follow_a_shrinking_splice():
@@ -345,7 +346,12 @@ def test_positions_follow_a_shrinking_splice():
     for i, ev in enumerate(events):
         apply_plan(state, plan_event(state, ev, i, version=0, events=events))
     assert state.nodes == [0, 6, 4, 5]
-    assert state.positions == {s: i for i, s in enumerate(state.nodes)}
+    assert _positions(state) == {s: i for i, s in enumerate(state.nodes)}
+    assert all(s not in state for s in (1, 2, 3))
+
+
+def _positions(state: SurfaceState) -> dict[int, int]:
+    return {s: state.order.get(s) for s in state.nodes}
 
 
 # -- projection --------------------------------------------------------------------------------------

@@ -7,7 +7,7 @@ script calls that produced them:
 * turn / step numbering and the open turn and step (v4 spec §3.3);
 * advertised tool calls of the open step, which of them started (`tool/call`) and which have an
   appended result (cleared at `step/start`, `step/end`, `turn/start`, `turn/end`, v0 spec §1.7);
-* the surface: current nodes in order with a seq → position map (appends never scan), each
+* the surface: current nodes in order with their positions (a `SurfaceOrder`), each
   node's heuristic price and event (for pruning and the summary pricing), the protected v4
   system head (v4 spec §4.3);
 * the request header in force and the route, the open compaction bracket, end-seed markers.
@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from workbench.core.surface_order import SurfaceOrder
 from workbench.core.tokens.heuristic import node_price
 from workbench.errors import WorkbenchError
 
@@ -57,8 +58,7 @@ class ScriptState:
     last_step: int = 0
     open_step: int | None = None
     pending: dict[str, PendingCall] = field(default_factory=dict)
-    nodes: list[int] = field(default_factory=list)
-    positions: dict[int, int] = field(default_factory=dict)
+    order: SurfaceOrder = field(default_factory=SurfaceOrder)
     prices: dict[int, int] = field(default_factory=dict)
     node_events: dict[int, dict] = field(default_factory=dict)
     system_head: int | None = None
@@ -78,17 +78,22 @@ class ScriptState:
             raise BuildError(f"{what} needs an open step (use `with b.turn(): with b.step(): ...`)")
         return self.open_turn, self.open_step
 
+    @property
+    def nodes(self) -> list[int]:
+        """The current surface nodes in order (read only: `order` changes them)."""
+        return self.order.nodes
+
     def first_compactable(self) -> int:
         """Position of the first node a compaction may shadow (after a v4 system head)."""
         return 1 if self.nodes and self.nodes[0] == self.system_head else 0
 
     def span(self, start: int, end: int) -> list[int]:
         """The current surface nodes from `start` to `end` (positional, inclusive)."""
-        if start not in self.positions:
+        if start not in self.order:
             raise BuildError(f"start seq {start} is not on the surface")
-        if end not in self.positions:
+        if end not in self.order:
             raise BuildError(f"end seq {end} is not on the surface")
-        i, j = self.positions[start], self.positions[end]
+        i, j = self.order.get(start), self.order.get(end)
         if i > j:
             raise BuildError(f"start seq {start} comes after end seq {end} on the surface")
         return self.nodes[i:j + 1]
@@ -146,20 +151,16 @@ class ScriptState:
                 call_id = event["data"]["message"]["source"]["callId"]
                 if call_id in self.pending:
                     self.pending[call_id].answered = True
-            self.positions[seq] = len(self.nodes)
-            self.nodes.append(seq)
+            self.order.append(seq)
         else:
             start = op["startSeq" if self.version >= 4 else "start"]
             end = op["endSeq" if self.version >= 4 else "end"]
             shadowed = self.span(start, end)
-            i = self.positions[start]
-            self.nodes[i:i + len(shadowed)] = [seq]
+            i = self.order.get(start)
+            self.order.replace(i, i + len(shadowed) - 1, seq)
             for s in shadowed:
-                del self.positions[s]
                 self.surface_tokens -= self.prices.pop(s)
                 del self.node_events[s]
-            for k in range(i, len(self.nodes)):
-                self.positions[self.nodes[k]] = k
             if self.system_head in shadowed:
                 self.system_head = seq if event["type"] == "system/message" else None
             self.replace_generation += 1

@@ -23,7 +23,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from workbench.core.load import Feeder, LoadReport, _evaluate, _Pipeline
-from workbench.core.surface import SurfaceState
 from workbench.io import zstd
 from workbench.io.header import HEADER_MISSING, HeaderResult
 from workbench.io.model import Log
@@ -249,9 +248,7 @@ class LiveLog:
 def _probe(restore: Any) -> Any:
     """A copy of the restore check that the end-of-log closers can be fed to."""
     probe = copy.copy(restore)
-    state = restore.state
-    probe.state = SurfaceState(list(state.nodes), dict(state.positions), state.replace_generation,
-                               state.content_generation, dict(state.projected_messages))
+    probe.state = restore.state.copy()
     probe.inherited_markers = list(restore.inherited_markers)
     return probe
 

@@ -24,6 +24,7 @@ from typing import Any
 
 from workbench.core.lifecycle_calls import CallRules
 from workbench.core.lifecycle_surface import SurfaceRules
+from workbench.core.surface_order import SurfaceOrder
 from workbench.core.lifecycle_values import Violation, array, earlier, get, record, same, text
 from workbench.io.jsjson import ABSENT
 
@@ -55,8 +56,7 @@ class Lifecycle(CallRules, SurfaceRules):
         self.next_turn = 1
         self.next_step = 1
         self.provider: Any = ABSENT
-        self.surface: list[Any] = []
-        self.positions: dict[Any, int] = {}
+        self.order = SurfaceOrder()
         self.protected_head: Any = ABSENT
         self.compaction: dict | None = None
         self.tools: dict[str, dict] = {}

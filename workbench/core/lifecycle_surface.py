@@ -1,8 +1,8 @@
 """The surface replay and compaction-bracket rules of the v4 lifecycle state machine
 (`workbench.core.lifecycle`). Layer: core (pure; imports io only).
 
-`SurfaceRules` is a mixin of `Lifecycle`: it keeps the machine's own copy of the surface (seqs and
-their positions, the protected system head) and checks each replacement against it (range on the
+`SurfaceRules` is a mixin of `Lifecycle`: it keeps the machine's own copy of the surface (its
+`workbench.core.surface_order.SurfaceOrder`, the protected system head) and checks each replacement against it (range on the
 current surface, every shadowed node cited, the head never shadowed), and the compaction brackets
 (owned by the open turn, no overlap, at most one summary, spans naming an exact current surface
 span). State lives on the `Lifecycle` instance.
@@ -14,32 +14,32 @@ from typing import Any
 
 from workbench.core.lifecycle_values import (
     Violation, array, count, earlier, get, record, same, strict_list_equal, text)
+from workbench.core.surface_order import SurfaceOrder
 from workbench.io.jsjson import ABSENT
 
 
 class SurfaceRules:
     """Surface replay and compaction brackets (module doc)."""
 
-    surface: list[Any]
-    positions: dict[Any, int]
+    order: SurfaceOrder
     protected_head: Any
     compaction: dict | None
     turn: Any
 
     def _fold_surface(self, event: Mapping[str, Any], kind: str, seq: Any) -> None:
-        surface, positions = self.surface, self.positions
+        order = self.order
+        surface = order.nodes
         if kind == "system/message" and surface and self.protected_head is ABSENT:
             raise Violation("system/message requires a protected first surface head")
         op = event.get("surfaceOp", ABSENT)
         if type(op) is str and op == "append":
             if kind == "system/message" and not surface:
                 self.protected_head = seq
-            positions.setdefault(seq, len(surface))
-            surface.append(seq)
+            order.append(seq)
             return
         operation = record(op, f"{kind} surfaceOp")
-        first = positions.get(earlier(get(operation, "startSeq"), seq, "replacement start"), -1)
-        last = positions.get(earlier(get(operation, "endSeq"), seq, "replacement end"), -1)
+        first = order.get(earlier(get(operation, "startSeq"), seq, "replacement start"), -1)
+        last = order.get(earlier(get(operation, "endSeq"), seq, "replacement end"), -1)
         if first < 0 or last < first:
             raise Violation(f"{kind} replacement range is not on the current surface")
         removed = surface[first:last + 1]
@@ -52,14 +52,7 @@ class SurfaceRules:
             if kind != "system/message" or len(removed) != 1:
                 raise Violation("surface replacement cannot shadow the protected system head")
             self.protected_head = seq
-        for node in removed:
-            positions.pop(node, None)
-        surface[first:last + 1] = [seq]
-        if len(removed) != 1:
-            for index in range(first, len(surface)):
-                positions[surface[index]] = index
-        else:
-            positions[seq] = first
+        order.replace(first, last, seq)
 
     def _compact(self, event: Mapping[str, Any], kind: str, seq: Any, data: dict) -> None:
         if kind in ("compaction/prune", "compaction/summary"):
@@ -100,10 +93,10 @@ class SurfaceRules:
 
     def _span(self, kind: str, seq: Any, data: dict) -> None:
         span = record(get(data, "shadowedRange"), "compaction shadowedRange")
-        start = self.positions.get(earlier(get(span, "start"), seq, "compaction range start"), -1)
-        end = self.positions.get(earlier(get(span, "end"), seq, "compaction range end"), -1)
+        start = self.order.get(earlier(get(span, "start"), seq, "compaction range start"), -1)
+        end = self.order.get(earlier(get(span, "end"), seq, "compaction range end"), -1)
         seqs = array(get(data, "shadowedSeqs"), "compaction shadowedSeqs")
-        if start < 0 or end < start or not strict_list_equal(self.surface[start:end + 1], seqs):
+        if start < 0 or end < start or not strict_list_equal(self.order.nodes[start:end + 1], seqs):
             raise Violation(f"{kind} shadowedSeqs do not name an exact current surface span")
         if self.protected_head is not ABSENT and any(same(s, self.protected_head) for s in seqs):
             raise Violation("compaction cannot shadow the protected system head")

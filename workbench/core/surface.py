@@ -21,9 +21,8 @@ Order of checks (all-or-nothing per event):
 
 The rules themselves live in `workbench.core.surface_rules`. A violation raises
 `FoldError(kind, seq, message)` with the reference's exact message; `seq` is the
-position of the failing event (`base_seq + index`). Positions are kept in a seq → index map so an
-append never scans the surface; only a replacement that changes the surface length re-indexes the
-nodes after it (compactions are rare and shrink the surface).
+position of the failing event (`base_seq + index`). The nodes and their positions are a
+`workbench.core.surface_order.SurfaceOrder`: an append or a replacement never renumbers the surface.
 """
 from __future__ import annotations
 
@@ -34,6 +33,7 @@ from typing import Any, Literal
 
 from workbench.core.events import known_types
 from workbench.core.projection import image_offload_messages
+from workbench.core.surface_order import SurfaceOrder
 from workbench.core.surface_rules import (_SURFACE_V0, _SURFACE_V4, _MISSING, _check_coverage,
                                           _check_developer, _check_sources, _check_system_head,
                                           _check_tool_rewrite, _event_at, _replacement_range,
@@ -83,22 +83,27 @@ class Plan:
 
 @dataclass(slots=True)
 class SurfaceState:
-    """Mutable fold state: model-visible `nodes` in order, a seq → position map, the generations
-    and the v4 message projections (reference: createFoldState)."""
+    """Mutable fold state: the model-visible nodes in order with their positions (`order`;
+    `nodes` is its list), the generations and the v4 message projections (reference:
+    createFoldState)."""
 
-    nodes: list[int] = field(default_factory=list)
-    positions: dict[int, int] = field(default_factory=dict)
+    order: SurfaceOrder = field(default_factory=SurfaceOrder)
     replace_generation: int = 0
     content_generation: int = 0
     projected_messages: dict[int, dict] = field(default_factory=dict)
 
+    @property
+    def nodes(self) -> list[int]:
+        """The model-visible nodes in order (read only: change them through `order`)."""
+        return self.order.nodes
+
     def copy(self) -> SurfaceState:
         """An independent copy (the projected messages themselves are shared, never mutated)."""
-        return SurfaceState(list(self.nodes), dict(self.positions), self.replace_generation,
-                            self.content_generation, dict(self.projected_messages))
+        return SurfaceState(self.order.copy(), self.replace_generation, self.content_generation,
+                            dict(self.projected_messages))
 
     def __contains__(self, seq: object) -> bool:
-        return seq in self.positions
+        return seq in self.order
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,7 +173,7 @@ def plan_event(state: SurfaceState, event: Mapping[str, Any], expected_seq: int,
         _check_developer(event, seq, events, base_seq)
     if etype == "image/offload":
         messages = image_offload_messages(
-            event, seq, is_node=state.positions.__contains__,
+            event, seq, is_node=state.order.__contains__,
             event_at=lambda s: _event_at(events, s, base_seq), current=state.projected_messages)
         return Plan("project", seq, messages=messages)
     if op is None:
@@ -188,19 +193,10 @@ def apply_plan(state: SurfaceState, plan: Plan | None) -> None:
     """Commit a plan made by `plan_event` against this same state (reference: applySurfacePlan)."""
     if plan is None:
         return
-    nodes, positions = state.nodes, state.positions
     if plan.kind == "append":
-        positions[plan.seq] = len(nodes)
-        nodes.append(plan.seq)
+        state.order.append(plan.seq)
     elif plan.kind == "replace":
-        i, j = plan.start_idx, plan.end_idx
-        for seq in plan.shadowed:
-            del positions[seq]
-        nodes[i:j + 1] = [plan.seq]
-        positions[plan.seq] = i
-        if j != i:
-            for k in range(i + 1, len(nodes)):
-                positions[nodes[k]] = k
+        state.order.replace(plan.start_idx, plan.end_idx, plan.seq)
         state.replace_generation += 1
         state.content_generation += 1
     elif plan.kind == "project":

@@ -219,11 +219,11 @@ def _check_developer(event: Mapping[str, Any], seq: int, events: Sequence[Mappin
 def _replacement_range(state: SurfaceState, start: Any, end: Any,
                        seq: int) -> tuple[int, int, tuple[int, ...]]:
     """replacementRange: positions of the endpoints among the current nodes, start <= end."""
-    start_idx = state.positions.get(start, -1)
+    start_idx = state.order.get(start, -1)
     if start_idx == -1:
         raise FoldError("replace_start_not_found", seq,
                         f"surface replace: start seq {js_str(start)} not found in surface")
-    end_idx = state.positions.get(end, -1)
+    end_idx = state.order.get(end, -1)
     if end_idx == -1:
         raise FoldError("replace_end_not_found", seq,
                         f"surface replace: end seq {js_str(end)} not found in surface")

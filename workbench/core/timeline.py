@@ -12,11 +12,12 @@ sources, if any, surely pass: see `log_only_types`, `plain_append_types`,
   appends, so the surface at a seq is "surface after the last replacement" + a prefix of that
   epoch's appends, found by bisection); a timeline shares the builder's arrays, which only grow,
   and reads its own prefix of them (a followed log's builder goes on after `finish`);
-* per replacement its positions and shadowed nodes; the surface after a replacement is stored as
-  a checkpoint every few replacements (or when replaying the splices since the last checkpoint
-  would cost too much) and rebuilt from the nearest one by replaying at most a few splices;
-* per event a status byte and, for nodes that left the surface, the seq that hid them (arrays, not
-  per-seq objects: a 1.3M-event log costs a few bytes per event);
+* per replacement its positions and shadowed nodes; the surface after a replacement is a
+  checkpoint every few replacements (or when replaying the splices since the last one would cost
+  too much), else rebuilt from the nearest one; checkpoints hold at most `_CHECKPOINT_SHARE`
+  nodes per event fed (memory in proportion to the log, whatever its replacements times its
+  surface: such a log's rebuilds replay more splices instead);
+* per event a status byte and, for nodes that left the surface, the seq that hid them (arrays);
 * v4 `image/offload` projections per target node, in seq order.
 
 A log that breaks a fold rule does not stop the pass: the `FoldError` is recorded in `errors`
@@ -48,6 +49,7 @@ Status = Literal["current", "shadowed", "log-only", "rejected"]
 
 _CHECKPOINT_EVERY = 256         # replacements between two stored surfaces, at most
 _REPLAY_BUDGET = 1 << 20        # node moves allowed when rebuilding a surface from a checkpoint
+_CHECKPOINT_SHARE = 4           # checkpointed nodes per event fed, at most (beyond the first)
 _CACHE = 8                      # rebuilt post-replacement surfaces kept
 
 
@@ -103,12 +105,12 @@ class TimelineBuilder:
         checkpoints, checkpoint_epochs, errors = self.checkpoints, self.checkpoint_epochs, self.errors
         rejected = self.rejected
         quiet, plain = log_only_types(version), plain_append_types(version)
-        positions, nodes = state.positions, state.nodes
+        append_node, nodes = state.order.append, state.nodes
         unset = array("q", (-1,))
-        work = 0
+        work = held = 0
 
         def feed_batch(batch: Sequence[Mapping[str, Any]]) -> None:
-            nonlocal work
+            nonlocal work, held
             start = len(status)
             status.extend(bytes(len(batch)))        # LOG_ONLY each, until an event says otherwise
             shadow.extend(unset * len(batch))       # not shadowed
@@ -125,8 +127,7 @@ class TimelineBuilder:
                             or plain_sources(sources, etype, seq, version)):
                         appended.append(seq)
                         status[index] = APPENDED
-                        positions[seq] = len(nodes)
-                        nodes.append(seq)
+                        append_node(seq)
                         continue
                 try:
                     plan = plan_event(state, event, seq, version=version, events=events,
@@ -161,10 +162,11 @@ class TimelineBuilder:
                 epoch_start.append(len(appended))
                 apply_plan(state, plan)
                 epoch = len(rep_seqs)
-                if epoch - checkpoint_epochs[-1] >= _CHECKPOINT_EVERY or work >= _REPLAY_BUDGET:
+                if (epoch - checkpoint_epochs[-1] >= _CHECKPOINT_EVERY or work >= _REPLAY_BUDGET) and (
+                        held + len(nodes) <= _CHECKPOINT_SHARE * len(status)):
                     checkpoints[epoch] = array("q", nodes)
                     checkpoint_epochs.append(epoch)
-                    work = 0
+                    work, held = 0, held + len(nodes)
 
         return feed_batch
 
@@ -252,10 +254,8 @@ class SurfaceTimeline:
 
     def surface_at(self, seq: int) -> tuple[int, ...]:
         """Model-visible nodes after applying events `base_seq..seq`, in surface order."""
-        if seq < self.base_seq:
-            return ()
-        if seq >= self.end_seq:
-            return self.final_nodes
+        if seq < self.base_seq or seq >= self.end_seq:
+            return () if seq < self.base_seq else self.final_nodes
         entry, tail = self._tail(seq)
         if entry[1] is None:
             entry[1] = tuple(entry[0])
@@ -263,10 +263,8 @@ class SurfaceTimeline:
 
     def surface_seqs(self, seq: int) -> array:
         """`surface_at(seq)` as a new int64 ``array("q")`` (no int objects: for numpy readers)."""
-        if seq < self.base_seq:
-            return array("q")
-        if seq >= self.end_seq:
-            return array("q", self.final_nodes)
+        if seq < self.base_seq or seq >= self.end_seq:
+            return array("q", () if seq < self.base_seq else self.final_nodes)
         entry, tail = self._tail(seq)
         return entry[0] + tail
 
@@ -278,6 +276,10 @@ class SurfaceTimeline:
 
     def replacements_through(self, seq: int) -> tuple[Replacement, ...]:
         return self.replacements[:bisect_right(self._rep_seqs, seq)]
+
+    def replacement_positions(self) -> list[tuple[int, int]]:
+        """Per replacement (in order), the positions `(i, j)` it replaced; its node landed at `i`."""
+        return self._rep_pos[:len(self.replacements)]
 
     def appended_through(self, seq: int) -> tuple[int, ...]:
         """Every node appended up to `seq` (ascending), shadowed later or not."""
@@ -303,9 +305,7 @@ class SurfaceTimeline:
     def shadowed_by(self, seq: int) -> Shadowing | None:
         """For a node that left the surface: the seq that hid it and the node that took its place."""
         hidden_at = self._shadow[self._index(seq)]
-        if hidden_at < 0:
-            return None
-        return Shadowing(hidden_at, hidden_at)
+        return None if hidden_at < 0 else Shadowing(hidden_at, hidden_at)
 
     def status_at_end(self, seq: int) -> Status:
         index = self._index(seq)

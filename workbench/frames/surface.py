@@ -121,16 +121,8 @@ def _replacement_rows(session: AnalysedLog) -> dict:
 
 def _positions(session: AnalysedLog) -> dict[int, int]:
     """Start position of each replacement (where the new node landed)."""
-    out: dict[int, int] = {}
     timeline = session.timeline
-    for rep in timeline.replacements:
-        surface = timeline.surface_at(rep.seq)
-        # the replacing node sits where the range started; surfaces are small
-        try:
-            out[rep.seq] = surface.index(rep.seq)
-        except ValueError:
-            pass
-    return out
+    return {rep.seq: i for rep, (i, _j) in zip(timeline.replacements, timeline.replacement_positions())}
 
 
 def _replacement_kinds(session: AnalysedLog) -> dict[int, tuple[str, str | None]]:

@@ -10,8 +10,8 @@ with the reference text. Plan/commit keeps a failed event from half-applying.
 `SurfaceShape` records the fold once (which nodes every replace removed) so that the running surface
 total of *any* meter at every event is one vectorised pass over that meter's per-event prices.
 
-Performance: positions are kept in a seq → index map (rebuilt only after a replace), never by a
-linear search per event.
+Positions are a `workbench.core.surface_order.SurfaceOrder` (each seq at its first occurrence, as
+the reference's map rebuilt after every replace has it): no event searches or renumbers the surface.
 """
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from workbench.core.events import surface_types
+from workbench.core.surface_order import SurfaceOrder
 from workbench.core.tokens.heuristic import node_price
 from workbench.errors import MeterError
 from workbench.io.generations import seq_replace_keys
@@ -63,10 +64,10 @@ class SurfacePriceFold:
         self.version = version
         self._surface_types = surface_types(version)
         self._price = price or (lambda event: node_price(event, version=version))
-        self.seqs: list[Any] = []
+        self._order = SurfaceOrder(first=True)
+        self.seqs: list[Any] = self._order.nodes
         self.tokens: list[int] = []
         self.positions: list[int] = []
-        self._index: dict[Any, int] = {}
         self.surface_tokens = 0
 
     def is_surface_event(self, event: dict) -> bool:
@@ -81,8 +82,8 @@ class SurfacePriceFold:
         if op == "append":
             return SurfacePlan(seq, price, price, None)
         start, end = replace_bounds(op, version=self.version)
-        i = self._index.get(start, -1) if _is_seq_like(start) else -1
-        j = self._index.get(end, -1) if _is_seq_like(end) else -1
+        i = self._order.get(start, -1) if _is_seq_like(start) else -1
+        j = self._order.get(end, -1) if _is_seq_like(end) else -1
         if i == -1 or j == -1 or i > j:
             msg = (f"token surface: replace at seq {js_str(seq)} has invalid current range "
                    f"{js_str(start)}-{js_str(end)}")
@@ -93,20 +94,15 @@ class SurfacePriceFold:
         """Apply a plan; returns the event positions of the nodes it removed."""
         self.surface_tokens += plan.delta_tokens
         if plan.target is None:
-            if plan.seq not in self._index:
-                self._index[plan.seq] = len(self.seqs)
-            self.seqs.append(plan.seq)
+            self._order.append(plan.seq)
             self.tokens.append(plan.tokens)
             self.positions.append(position)
             return []
         i, j = plan.target
         removed = self.positions[i:j + 1]
-        self.seqs[i:j + 1] = [plan.seq]
+        self._order.replace(i, j, plan.seq)
         self.tokens[i:j + 1] = [plan.tokens]
         self.positions[i:j + 1] = [position]
-        self._index = {}
-        for k, s in enumerate(self.seqs):
-            self._index.setdefault(s, k)
         return removed
 
     def fold(self, event: dict, position: int = -1) -> SurfacePlan | None:
