@@ -28,6 +28,7 @@ Headline score (``score``, sortable, in [0, 1]): the harmonic mean of
 """
 from __future__ import annotations
 
+from bisect import bisect_left, insort
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain as _chain
@@ -137,11 +138,61 @@ def summary_text(summary: Any) -> str:
 @dataclass(slots=True)
 class _Carry:
     """What a landed checkpoint carries into the compaction that hides it: its citation and
-    the anchor texts of everything it stood for (moved, not copied: a checkpoint is hidden at
-    most once, so the whole chain costs one set of every anchor text)."""
+    the chain of everything it stood for (moved, not copied: a checkpoint is hidden at most
+    once)."""
 
     citation: Citation
-    chain: set[str]
+    chain: _Chain
+
+
+class _Chain:
+    """The landed compactions a checkpoint stands for, through every nested level: its own and
+    those of the checkpoints it hid. A text is in the chain when a node holding it was on the
+    surface a member's summary was written against (`seen.counts` then) or a member hid it (its
+    `support`): the union of those texts, asked of the nodes holding a text instead of kept as
+    a set (which would copy the whole surface's texts into it at every compaction).
+
+    `ats` are the members' summary seqs minus one, ascending; `hiders` their replacement seqs;
+    a node `n` is on the surface at `t` exactly when ``n <= t < until``, `until` the seq that
+    hid it (none: never), and a member hid exactly the nodes whose `until` is its replacement."""
+
+    __slots__ = ("ats", "hiders")
+
+    def __init__(self) -> None:
+        self.ats: list[int] = []
+        self.hiders: set[int] = set()
+
+    def merged(self, other: _Chain) -> _Chain:
+        """Both chains as one (the larger one, grown)."""
+        big, small = (self, other) if len(self.ats) >= len(other.ats) else (other, self)
+        if len(small.ats) == 1:
+            insort(big.ats, small.ats[0])
+        elif small.ats:
+            big.ats = sorted(big.ats + small.ats)
+        big.hiders |= small.hiders
+        return big
+
+    def add(self, at: int, hider: int) -> None:
+        insort(self.ats, at)
+        self.hiders.add(hider)
+
+    def holds(self, nodes: Sequence[int], timeline: SurfaceTimeline) -> bool:
+        """Whether a text held by `nodes` is in the chain (class doc)."""
+        ats, hiders = self.ats, self.hiders
+        for node in nodes:
+            if not timeline.is_node(node):
+                continue
+            hidden = timeline.shadowed_by(node)
+            until = _NEVER if hidden is None else hidden.hidden_at
+            if until in hiders:
+                return True
+            i = bisect_left(ats, node)
+            if i < len(ats) and ats[i] < until:
+                return True
+        return False
+
+
+_NEVER = 2**63
 
 
 def citations(records: Sequence[Any], hidden_sets: Sequence[tuple[int, ...] | None],
@@ -154,6 +205,7 @@ def citations(records: Sequence[Any], hidden_sets: Sequence[tuple[int, ...] | No
     facts = reader.facts
     texts = {seq: tuple(t for _, t in found) for seq, found in facts.anchors.items() if found}
     walk, seen = SurfaceWalk(timeline), _Seen()
+    holders: dict[str, list[int]] = {}   # text -> the nodes holding it (made when first asked)
     for index, (record, hidden) in enumerate(zip(records, hidden_sets)):
         if record.summary_seq is None or not hidden:
             continue
@@ -165,13 +217,11 @@ def citations(records: Sequence[Any], hidden_sets: Sequence[tuple[int, ...] | No
         stated_keys = reader.keys([("text", text)])
         rows: dict[tuple[str, str], AnchorRow] = {}
         support: set[str] = set()
-        chain: set[str] = set()
+        chain = _Chain()
         for seq in hidden:
             carry = carries.pop(seq, None)
             if carry is not None:
-                if len(carry.chain) > len(chain):
-                    chain, carry.chain = carry.chain, chain
-                chain |= carry.chain
+                chain = chain.merged(carry.chain)
                 for row in carry.citation.rows:
                     if row.status != "lost":
                         _put(rows, row.kind, row.text, row.born_seq, row.level + 1)
@@ -192,7 +242,13 @@ def citations(records: Sequence[Any], hidden_sets: Sequence[tuple[int, ...] | No
         for kind, value in stated_keys:
             if (kind, value) in known or kind == "constraint":
                 continue
-            if value in support or value in on_surface or value in chain:
+            if value in support or value in on_surface:
+                continue
+            if chain.ats and not holders:
+                for seq, held in texts.items():
+                    for held_text in held:
+                        holders.setdefault(held_text, []).append(seq)
+            if chain.ats and chain.holds(holders.get(value, ()), timeline):
                 continue
             if not _inside(value, support, on_surface, seen, joined):
                 final.append(AnchorRow(kind, value, born_at, "invented", 1))
@@ -200,8 +256,7 @@ def citations(records: Sequence[Any], hidden_sets: Sequence[tuple[int, ...] | No
                             record.replacement_seq, tuple(hidden), tuple(final))
         out.append(citation)
         if record.replacement_seq is not None and record.fold_shadowed_seqs is not None:
-            chain |= support
-            chain.update(on_surface)
+            chain.add(record.summary_seq - 1, record.replacement_seq)
             carries[record.replacement_seq] = _Carry(citation, chain)
     return out
 
