@@ -47,14 +47,14 @@ from typing import Any
 from workbench.core.compaction.brackets import (
     CompactionRecord, Compactions, PruneRecord, compactions, replace_range)
 from workbench.core.compaction.checks import (
-    Check, compaction_checks, first_errors, pairing_surface, prune_checks)
+    Check, compaction_checks, first_errors, prune_checks)
 from workbench.core.compaction.invariant import check_compaction_invariant
 from workbench.core.compaction.probe import CacheBreak, LostProbe
 from workbench.core.compaction.eventfacts import EventFacts
 from workbench.core.compaction.sweep import AuditFacts, AuditPlan
 from workbench.core.relationships import check_relationships
 from workbench.core.requests import Attempt, AttemptCollector
-from workbench.core.surface_arrays import position_of, surface_array
+from workbench.core.surface_arrays import nodes_seen_at, position_of, surface_array
 from workbench.core.timeline import SurfaceTimeline
 from workbench.errors import FoldError
 from workbench.io.generations import nested_streams, rules_for
@@ -253,18 +253,20 @@ def _plan(found: Compactions, events: Sequence[Mapping[str, Any]], version: int,
     timeline = found.timeline
     plan = AuditPlan(len(events))
     hidden_sets = []
+    after: list[int] = []   # the seqs whose surfaces the pairing check reads (all at once)
     for index, record in enumerate(found.records):
         hidden = _hidden_set(record, timeline, events, version)
         checked = record.status != "failed" or record.replacement_seq is not None
         if checked and hidden:
             plan.surface(hidden)
-            after = (pairing_surface(record, timeline, hidden)
-                     if record.replacement_seq is not None else None)
-            if after is not None:
-                plan.surface(after)
+            seq = record.replacement_seq
+            if seq is not None:   # `checks._pairing_surface`: the surface at seq, or at seq - 1 and seq
+                after.append(seq if record.replacement_landed else seq - 1)
+                plan.surface((seq,))
         if probes and record.summary_seq is not None and hidden is not None:
             plan.probe(index, hidden, record.summary_seq, record.summary)
         hidden_sets.append(hidden)
+    plan.surface(nodes_seen_at(timeline, after))
     return plan, hidden_sets
 
 
@@ -288,10 +290,10 @@ def _read_facts(found: Compactions, events: Sequence[Mapping[str, Any]], version
         attempts = model_requests(events, version=version)
     attempts = sorted(attempts, key=lambda a: a.before)
     if found.facts is None:
-        for record, (before, after) in zip(found.records, _around(found, attempts)):
-            if before is not None and after is not None and record.replacement_seq is not None:
-                plan.request(surface_array(timeline, before.before - 1))
-                plan.request(surface_array(timeline, after.before - 1))
+        built = [a.before - 1 for record, pair in zip(found.records, _around(found, attempts))
+                 if None not in pair and record.replacement_seq is not None for a in pair]
+        if built:
+            plan.request(nodes_seen_at(timeline, built))
     facts = AuditFacts.read(events, timeline, plan, version=version, price=price,
                             facts=found.facts)
     return facts, hidden_sets, attempts

@@ -106,7 +106,7 @@ def _cites_sources(r: CompactionRecord, timeline: SurfaceTimeline,
                  f"{r.summary_seq} and all {len(hidden or ())} shadowed nodes")
 
 
-def pairing_surface(r: CompactionRecord, timeline: SurfaceTimeline,
+def _pairing_surface(r: CompactionRecord, timeline: SurfaceTimeline,
                     hidden: tuple[int, ...]) -> np.ndarray | None:
     """The surface right after the replacement (had the fold applied it, when it did not), as
     an int64 array; None when the hidden span is not on the surface before it."""
@@ -125,7 +125,7 @@ def _pairing_after(r: CompactionRecord, events: Sequence[Mapping[str, Any]],
                    timeline: SurfaceTimeline, hidden: tuple[int, ...],
                    facts: AuditFacts | None) -> Check | None:
     seq = r.replacement_seq
-    surface = pairing_surface(r, timeline, hidden)
+    surface = _pairing_surface(r, timeline, hidden)
     if surface is None:
         return None
     try:
