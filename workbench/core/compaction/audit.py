@@ -260,7 +260,7 @@ def _plan(found: Compactions, events: Sequence[Mapping[str, Any]], version: int,
         if checked and hidden:
             plan.surface(hidden)
             seq = record.replacement_seq
-            if seq is not None:   # `checks._pairing_surface`: the surface at seq, or at seq - 1 and seq
+            if seq is not None:   # the pairing check's surface: at seq, or at seq - 1 and seq
                 after.append(seq if record.replacement_landed else seq - 1)
                 plan.surface((seq,))
         if probes and record.summary_seq is not None and hidden is not None:

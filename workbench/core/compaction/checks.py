@@ -107,7 +107,7 @@ def _cites_sources(r: CompactionRecord, timeline: SurfaceTimeline,
 
 
 def _pairing_surface(r: CompactionRecord, timeline: SurfaceTimeline,
-                    hidden: tuple[int, ...]) -> np.ndarray | None:
+                     hidden: tuple[int, ...]) -> np.ndarray | None:
     """The surface right after the replacement (had the fold applied it, when it did not), as
     an int64 array; None when the hidden span is not on the surface before it."""
     seq = r.replacement_seq
