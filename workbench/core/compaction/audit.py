@@ -253,7 +253,8 @@ def _plan(found: Compactions, events: Sequence[Mapping[str, Any]], version: int,
     timeline = found.timeline
     plan = AuditPlan(len(events))
     hidden_sets = []
-    after: list[int] = []   # the seqs whose surfaces the pairing check reads (all at once)
+    after: list[int] = []   # the seqs whose surfaces the pairing check reads
+    replacements: list[int] = []
     for index, record in enumerate(found.records):
         hidden = _hidden_set(record, timeline, events, version)
         checked = record.status != "failed" or record.replacement_seq is not None
@@ -262,10 +263,11 @@ def _plan(found: Compactions, events: Sequence[Mapping[str, Any]], version: int,
             seq = record.replacement_seq
             if seq is not None:   # the pairing check's surface: at seq, or at seq - 1 and seq
                 after.append(seq if record.replacement_landed else seq - 1)
-                plan.surface((seq,))
+                replacements.append(seq)
         if probes and record.summary_seq is not None and hidden is not None:
             plan.probe(index, hidden, record.summary_seq, record.summary)
         hidden_sets.append(hidden)
+    plan.surface(replacements)
     plan.surface(nodes_seen_at(timeline, after))
     return plan, hidden_sets
 
@@ -290,8 +292,10 @@ def _read_facts(found: Compactions, events: Sequence[Mapping[str, Any]], version
         attempts = model_requests(events, version=version)
     attempts = sorted(attempts, key=lambda a: a.before)
     if found.facts is None:
-        built = [a.before - 1 for record, pair in zip(found.records, _around(found, attempts))
-                 if None not in pair and record.replacement_seq is not None for a in pair]
+        built: list[int] = []   # the seqs the cache break's requests were built after
+        for record, (before, after) in zip(found.records, _around(found, attempts)):
+            if before is not None and after is not None and record.replacement_seq is not None:
+                built += (before.before - 1, after.before - 1)
         if built:
             plan.request(nodes_seen_at(timeline, built))
     facts = AuditFacts.read(events, timeline, plan, version=version, price=price,

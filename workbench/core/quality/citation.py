@@ -205,7 +205,7 @@ def citations(records: Sequence[Any], hidden_sets: Sequence[tuple[int, ...] | No
     facts = reader.facts
     texts = {seq: tuple(t for _, t in found) for seq, found in facts.anchors.items() if found}
     walk, seen = SurfaceWalk(timeline), _Seen()
-    holders: dict[str, list[int]] = {}   # text -> the nodes holding it (made when first asked)
+    holders: dict[str, list[int]] | None = None   # text -> the nodes holding it (when asked)
     for index, (record, hidden) in enumerate(zip(records, hidden_sets)):
         if record.summary_seq is None or not hidden:
             continue
@@ -244,12 +244,14 @@ def citations(records: Sequence[Any], hidden_sets: Sequence[tuple[int, ...] | No
                 continue
             if value in support or value in on_surface:
                 continue
-            if chain.ats and not holders:
-                for seq, held in texts.items():
-                    for held_text in held:
-                        holders.setdefault(held_text, []).append(seq)
-            if chain.ats and chain.holds(holders.get(value, ()), timeline):
-                continue
+            if chain.ats:
+                if holders is None:
+                    holders = {}
+                    for seq, held in texts.items():
+                        for held_text in held:
+                            holders.setdefault(held_text, []).append(seq)
+                if chain.holds(holders.get(value, ()), timeline):
+                    continue
             if not _inside(value, support, on_surface, seen, joined):
                 final.append(AnchorRow(kind, value, born_at, "invented", 1))
         citation = Citation(index, record.compaction_id, record.summary_seq,
