@@ -18,9 +18,12 @@ TEXTS = st.text(alphabet="ab\nc", max_size=5)
 @given(st.lists(st.tuples(st.lists(st.tuples(st.integers(0, 6), TEXTS), max_size=4),
                           st.lists(st.integers(0, 6), max_size=3),
                           st.sets(TEXTS, max_size=3),
-                          st.lists(TEXTS, min_size=1, max_size=4)), max_size=8))
-def test_inside_is_the_joined_substring_test(moves) -> None:
+                          st.lists(TEXTS, min_size=1, max_size=4)), max_size=8),
+       st.sampled_from([_Seen.SLACK, 0]))
+def test_inside_is_the_joined_substring_test(moves, slack) -> None:
+    """With no slack the blocks are rebuilt whenever texts have left the surface."""
     seen, texts, present = _Seen(), {}, set()
+    seen.SLACK = slack
     for joins, leaves, support, values in moves:
         left = [s for s in dict.fromkeys(leaves) if s in present]
         seen.drop(left, texts)

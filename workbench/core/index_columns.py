@@ -173,12 +173,14 @@ class TextColumn:
         pending = self.pending
         if not pending:
             return
-        try:
-            raw = [v.encode("utf-8") for v in pending]
+        try:   # one encode; a string's bytes are its characters unless it is not ASCII
+            self._data += "".join(pending).encode("utf-8")
+            self._lengths.extend([len(v) if v.isascii() else len(v.encode("utf-8"))
+                                  for v in pending])
         except UnicodeEncodeError:
             raw = [safe_text(v).encode("utf-8") for v in pending]
-        self._data += b"".join(raw)
-        self._lengths.extend(map(len, raw))
+            self._data += b"".join(raw)
+            self._lengths.extend(map(len, raw))
         del pending[:]
 
     def texts(self, n: int) -> Texts:

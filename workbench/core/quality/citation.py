@@ -283,28 +283,42 @@ def _inside(value: str, support: set[str], on_surface: Mapping[str, int], seen: 
 
 class _Seen:
     """How many nodes of the surface at the walk's seq hold each anchor text (a text is
-    present while its count is positive: `counts`' keys are the surface's texts), and every
-    text ever on it, joined in blocks that merge as they grow (`may_hold`)."""
+    present while its count is positive: `counts`' keys are the surface's texts), and a superset
+    of them, joined in blocks that merge as they grow (`may_hold`): every text on the surface
+    since the blocks were last rebuilt from `counts`, which they are once they hold more than
+    twice the surface's characters (and `SLACK` more), so a test reads O(surface), not every
+    text the log ever showed."""
+
+    SLACK = 1 << 16
+    """Characters the blocks may hold beyond twice the surface's before they are rebuilt."""
 
     def __init__(self) -> None:
         self.counts: dict[str, int] = {}
         self._ever: set[str] = set()
         self._new: list[str] = []
         self._blocks: list[str] = []
+        self._ever_chars = 0
+        self._surface_chars = 0
 
     def add(self, seqs: Sequence[int], texts: Mapping[int, tuple[str, ...]]) -> None:
         counts, ever = self.counts, self._ever
         for seq in seqs:
             for text in texts.get(seq, ()):
                 count = counts.get(text, 0)
-                if not count and text not in ever:
-                    ever.add(text)
-                    self._new.append(text)
+                if not count:
+                    self._surface_chars += len(text)
+                    if text not in ever:
+                        ever.add(text)
+                        self._new.append(text)
+                        self._ever_chars += len(text)
                 counts[text] = count + 1
 
     def may_hold(self, value: str) -> bool:
-        """False when no text ever on the surface contains `value` (a superset of the
-        surface's texts: each text is copied into a block O(log texts) times in all)."""
+        """False when no text of the blocks contains `value` (a superset of the surface's
+        texts: each text is copied into a block O(log texts) times between rebuilds)."""
+        if self._ever_chars > 2 * self._surface_chars + self.SLACK:
+            self._ever, self._new, self._blocks = set(self.counts), list(self.counts), []
+            self._ever_chars = self._surface_chars
         blocks = self._blocks
         if self._new:
             blocks.append("\n".join(self._new))
@@ -323,6 +337,7 @@ class _Seen:
                     counts[text] = left
                 else:
                     del counts[text]
+                    self._surface_chars -= len(text)
 
 
 def _put(rows: dict[tuple[str, str], AnchorRow], kind: str, text: str, born: int | None,
