@@ -32,6 +32,9 @@ def _literals() -> list[str]:
              2**63 - 1, 2**63 + 1, 2**64 - 1, 2**64 + 1, 10**21 - 1, 10**21, 10**22 + 7, 0, 7]
     ints = edges + [rng.randrange(10 ** rng.randrange(1, 26)) for _ in range(300)]
     floats = [repr(rng.uniform(-1e25, 1e25)) for _ in range(100)] + ["1e400", "-1e400", "0.1", "4.0", "1e21", "1e-7"]
+    floats += [repr(rng.uniform(-1, 1) * 10.0 ** rng.randrange(-9, 23)) for _ in range(400)]
+    floats += ["0.0001", "0.00001", "1e16", "9999999999999998.0", "123.5", "-0.5", "5e-324",
+               "1.7976931348623157e308", "0.1e1", "100.0"]
     return [str(v) for v in ints] + [f"-{v}" for v in ints[::3]] + floats
 
 
@@ -49,6 +52,8 @@ def test_stringify_compact_and_spaced_is_javascripts():
     texts = ['{"a":[1,{"b":2,"1":3,"0":[]}],"c":{},"d":"x\\ud800y","e":[[],[{}]]}',
              '[9007199254740993,99999999999999999,-0,4.0,1e21,1e-7,"\\u2028",true,null]',
              '{"messages":[{"role":"user","content":[{"type":"text","text":"héllo 😀"}]}]}',
+             '{"01":1,"1a":2,"4294967295":3,"4294967294":4,"2":5,"":6,"b":[0.5,-0.25,123.5]}',
+             '["q\\"uote","back\\\\slash","\\u0000\\u001f\\u007f\\u00a0\\t\\n\\b\\f\\r","\\udfff"]',
              "[]", "{}", '"plain"', "12"]
     expected = _node("const a = JSON.parse(require('fs').readFileSync(0, 'utf8'));"
                      "process.stdout.write(JSON.stringify(a.map(t => [JSON.stringify(JSON.parse(t)),"

@@ -173,11 +173,6 @@ def is_nonneg_safe_int(value: Any) -> bool:
     return is_safe_int(value) and value >= 0
 
 
-def as_int(value: Any) -> int:
-    """An integral JS number as a Python int (callers check `is_safe_int` first)."""
-    return int(value)
-
-
 def as_double(value: int | float) -> int | float:
     """The double JavaScript holds for a JSON number. The parsers keep integer literals up to
     2**64 exact, where `JSON.parse` rounds every literal to the nearest double: an integer past
@@ -212,6 +207,9 @@ def number_to_str(value: int | float) -> str:
         return "Infinity" if value > 0 else "-Infinity"
     if value == 0:
         return "0"
+    text = repr(value)   # the shortest digits that read back: those JavaScript picks
+    if "e" not in text:   # 1e-4 <= |value| < 1e16, positional in both languages
+        return text[:-2] if text.endswith(".0") else text
     sign = "-" if value < 0 else ""
     digits_tuple = Decimal(repr(abs(value))).as_tuple()
     digits = "".join(map(str, digits_tuple.digits)).rstrip("0") or "0"
@@ -241,6 +239,8 @@ def _escape_char(match: re.Match[str]) -> str:
 
 
 def _string(text: str) -> str:
+    if text.isprintable() and '"' not in text and "\\" not in text:   # nothing to escape
+        return '"' + text + '"'
     return '"' + _NEEDS_ESCAPE.sub(_escape_char, text) + '"'
 
 
@@ -263,25 +263,28 @@ def stringify(value: Any, indent: int = 0) -> str:
     `deepjson.MATERIALISED_DEPTH` levels stays compact there)."""
     if indent > 0:
         return _spaced(value, " " * min(indent, 10), "")
-    if value is None:
-        return "null"
-    if value is True:
-        return "true"
-    if value is False:
-        return "false"
-    if type(value) is str:
+    kind = type(value)
+    if kind is str:
         return _string(value)
-    if type(value) is int or type(value) is float:
-        return "null" if type(value) is float and not math.isfinite(value) else number_to_str(value)
-    if isinstance(value, (list, tuple)):
-        return "[" + ",".join("null" if v is ABSENT else stringify(v) for v in value) + "]"
-    if type(value) is Deep:
-        return normalize(value.text)
+    if kind is int and -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER:
+        return str(value)
+    if kind is int or kind is float:
+        return "null" if kind is float and not math.isfinite(value) else number_to_str(value)
     if isinstance(value, dict):
-        return "{" + ",".join(
-            _string(k) + ":" + stringify(value[k]) for k in _keys(value) if value[k] is not ABSENT
-        ) + "}"
-    msg = f"cannot stringify {type(value).__name__}"
+        pairs: Any = value.items()
+        for key in value:
+            if key[:1].isdigit():   # maybe an array index: JavaScript's order (`_keys`)
+                pairs = [(k, value[k]) for k in _keys(value)]
+                break
+        return "{" + ",".join([_string(k) + ":" + stringify(v) for k, v in pairs
+                               if v is not ABSENT]) + "}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ",".join(["null" if v is ABSENT else stringify(v) for v in value]) + "]"
+    if value is None or kind is bool:
+        return "null" if value is None else "true" if value else "false"
+    if kind is Deep:
+        return normalize(value.text)
+    msg = f"cannot stringify {kind.__name__}"
     raise UnsupportedValue(msg)
 
 
@@ -393,8 +396,3 @@ def js_typeof(value: Any) -> str:
 def is_scalar(value: Any) -> bool:
     """Whether a JSON value can key a dict: null, a boolean, a number or a string."""
     return value is None or type(value) in (str, int, float, bool)
-
-
-def is_record(value: Any) -> bool:
-    """A JSON object (not an array, not null)."""
-    return isinstance(value, dict)
