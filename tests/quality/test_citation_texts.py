@@ -38,3 +38,32 @@ def test_inside_is_the_joined_substring_test(moves, slack) -> None:
         for value in values:
             want = value in "\n".join(chain(support, seen.counts))
             assert _inside(value, support, seen.counts, seen, joined) == want, value
+
+
+class _Crowded(_Seen):
+    """Four window flags and no slack: every hash collides, the blocks rebuilt at each test."""
+
+    WINDOW_BITS = 2
+    SLACK = 0
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from([_Seen, _Crowded]), st.data())
+def test_may_hold_rules_out_only_what_no_surface_text_contains(kind, data) -> None:
+    seen, texts, present = kind(), {}, set()
+    words = st.text(alphabet="abé\ud800😀", min_size=1, max_size=12)
+    for _ in range(data.draw(st.integers(1, 6))):
+        left = [s for s in data.draw(st.lists(st.integers(0, 6), max_size=3)) if s in present]
+        seen.drop(list(dict.fromkeys(left)), texts)
+        present -= set(left)
+        for seq in data.draw(st.lists(st.integers(0, 6), max_size=3)):
+            if seq not in present:
+                texts[seq] = (data.draw(words),)
+                seen.add([seq], texts)
+                present.add(seq)
+        on_surface = list(seen.counts)
+        for text in on_surface:   # every piece of a surface text may be held
+            start = data.draw(st.integers(0, len(text) - 1))
+            assert seen.may_hold(text[start:data.draw(st.integers(start + 1, len(text)))])
+        value = data.draw(words)
+        assert seen.may_hold(value) or not any(value in text for text in on_surface)

@@ -34,6 +34,8 @@ from dataclasses import dataclass
 from itertools import chain as _chain
 from typing import Any
 
+import numpy as np
+
 from workbench.core.compaction.anchors import KINDS, message_texts, states
 from workbench.core.quality.facts import FactReader
 from workbench.core.surface_arrays import SurfaceWalk
@@ -287,10 +289,13 @@ class _Seen:
     of them, joined in blocks that merge as they grow (`may_hold`): every text on the surface
     since the blocks were last rebuilt from `counts`, which they are once they hold more than
     twice the surface's characters (and `SLACK` more), so a test reads O(surface), not every
-    text the log ever showed."""
+    text the log ever showed. A hashed set of the blocks' 4- and 8-byte windows (`_windows`)
+    rules out at once a value with a window no block has."""
 
     SLACK = 1 << 16
     """Characters the blocks may hold beyond twice the surface's before they are rebuilt."""
+    WINDOW_BITS = 22
+    """The window set is a table of 2**WINDOW_BITS flags."""
 
     def __init__(self) -> None:
         self.counts: dict[str, int] = {}
@@ -299,6 +304,7 @@ class _Seen:
         self._blocks: list[str] = []
         self._ever_chars = 0
         self._surface_chars = 0
+        self._windows = np.zeros(1 << self.WINDOW_BITS, dtype=np.bool_)
 
     def add(self, seqs: Sequence[int], texts: Mapping[int, tuple[str, ...]]) -> None:
         counts, ever = self.counts, self._ever
@@ -319,13 +325,17 @@ class _Seen:
         if self._ever_chars > 2 * self._surface_chars + self.SLACK:
             self._ever, self._new, self._blocks = set(self.counts), list(self.counts), []
             self._ever_chars = self._surface_chars
+            self._windows[:] = False
         blocks = self._blocks
         if self._new:
             blocks.append("\n".join(self._new))
             self._new = []
+            self._windows[_windows(blocks[-1], self.WINDOW_BITS)] = True
             while len(blocks) > 1 and len(blocks[-1]) >= len(blocks[-2]):
                 last = blocks.pop()
                 blocks[-1] = blocks[-1] + "\n" + last
+        if not self._windows[_windows(value, self.WINDOW_BITS)].all():
+            return False   # a substring's UTF-8 windows are windows of the text's UTF-8
         return any(value in block for block in blocks)
 
     def drop(self, seqs: Sequence[int], texts: Mapping[int, tuple[str, ...]]) -> None:
@@ -338,6 +348,20 @@ class _Seen:
                 else:
                     del counts[text]
                     self._surface_chars -= len(text)
+
+
+def _windows(text: str, bits: int) -> np.ndarray:
+    """A hash in [0, 2**bits) of each 4-byte and each 8-byte window of `text`'s UTF-8 (lone
+    surrogates encoded as they stand): none of a width longer than the text."""
+    data = np.frombuffer(text.encode("utf-8", "surrogatepass"), dtype=np.uint8).astype(np.uint32)
+    four = data[:-3] << 24 | data[1:-2] << 16 | data[2:-1] << 8 | data[3:]
+    eight = four[:-4] * _MIX_EIGHT ^ four[4:]   # two windows' words into one (collisions allowed)
+    shift = np.uint32(32 - bits)
+    return np.concatenate(((four * _MIX_FOUR) >> shift, (eight * _MIX_FOUR) >> shift))
+
+
+_MIX_FOUR, _MIX_EIGHT = np.uint32(0x9E3779B1), np.uint32(0x85EBCA77)
+"""Odd multipliers (golden-ratio and xxHash's primes); a product's top bits hash a word."""
 
 
 def _put(rows: dict[tuple[str, str], AnchorRow], kind: str, text: str, born: int | None,
