@@ -47,8 +47,14 @@ class _Crowded(_Seen):
     SLACK = 0
 
 
+class _Pieces(_Seen):
+    """Texts hashed a byte at a time: every window reaches into the next piece."""
+
+    PIECE = 1
+
+
 @settings(max_examples=300, deadline=None)
-@given(st.sampled_from([_Seen, _Crowded]), st.data())
+@given(st.sampled_from([_Seen, _Crowded, _Pieces]), st.data())
 def test_may_hold_rules_out_only_what_no_surface_text_contains(kind, data) -> None:
     seen, texts, present = kind(), {}, set()
     words = st.text(alphabet="abé\ud800😀", min_size=1, max_size=12)

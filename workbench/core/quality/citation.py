@@ -296,6 +296,8 @@ class _Seen:
     """Characters the blocks may hold beyond twice the surface's before they are rebuilt."""
     WINDOW_BITS = 22
     """The window set is a table of 2**WINDOW_BITS flags."""
+    PIECE = 1 << 20
+    """Bytes of text hashed at a time (`_mark`)."""
 
     def __init__(self) -> None:
         self.counts: dict[str, int] = {}
@@ -330,13 +332,21 @@ class _Seen:
         if self._new:
             blocks.append("\n".join(self._new))
             self._new = []
-            self._windows[_windows(blocks[-1], self.WINDOW_BITS)] = True
+            self._mark(blocks[-1])
             while len(blocks) > 1 and len(blocks[-1]) >= len(blocks[-2]):
                 last = blocks.pop()
                 blocks[-1] = blocks[-1] + "\n" + last
-        if not self._windows[_windows(value, self.WINDOW_BITS)].all():
+        found = self._windows[_windows(value.encode("utf-8", "surrogatepass"), self.WINDOW_BITS)]
+        if not found.all():
             return False   # a substring's UTF-8 windows are windows of the text's UTF-8
         return any(value in block for block in blocks)
+
+    def _mark(self, text: str) -> None:
+        """Flag the windows of `text`, `PIECE` bytes of its UTF-8 at a time (and the 7 bytes
+        the last windows of a piece reach into the next), so the hashes' arrays stay small."""
+        data, piece = text.encode("utf-8", "surrogatepass"), self.PIECE
+        for start in range(0, max(len(data) - 7, 1), piece):
+            self._windows[_windows(data[start:start + piece + 7], self.WINDOW_BITS)] = True
 
     def drop(self, seqs: Sequence[int], texts: Mapping[int, tuple[str, ...]]) -> None:
         counts = self.counts
@@ -350,10 +360,10 @@ class _Seen:
                     self._surface_chars -= len(text)
 
 
-def _windows(text: str, bits: int) -> np.ndarray:
-    """A hash in [0, 2**bits) of each 4-byte and each 8-byte window of `text`'s UTF-8 (lone
-    surrogates encoded as they stand): none of a width longer than the text."""
-    data = np.frombuffer(text.encode("utf-8", "surrogatepass"), dtype=np.uint8).astype(np.uint32)
+def _windows(data: bytes, bits: int) -> np.ndarray:
+    """A hash in [0, 2**bits) of each 4-byte and each 8-byte window of `data`: none of a width
+    longer than it."""
+    data = np.frombuffer(data, dtype=np.uint8).astype(np.uint32)
     four = data[:-3] << 24 | data[1:-2] << 16 | data[2:-1] << 8 | data[3:]
     eight = four[:-4] * _MIX_EIGHT ^ four[4:]   # two windows' words into one (collisions allowed)
     shift = np.uint32(32 - bits)
