@@ -7,8 +7,8 @@ fresh subprocess (so its peak RSS and its caches are its own):
 
 * ``floor``  — read the file 4 MiB at a time (decompressed when zstd), split lines,
   `orjson.loads` each line and drop the value at once (the parse floor). Reading the whole file
-  first cost the same user time but 2-5.5 s more of the kernel's, zeroing the 1.4 GiB of fresh
-  pages the file and its lines take, and that varied between runs (4.6-8.1 s in all for one
+  first cost the same user time but 0.8-5.5 s more of the kernel's, zeroing the 1.4 GiB of fresh
+  pages the file and its lines take, and that varied between runs (3.6-8.1 s in all for one
   file within minutes); read in chunks, the floor is the parse;
 * ``keep``   — the same loop keeping every value in a list (GC on, the interpreter default);
 * ``notebook`` — what a notebook user does, cumulative in one process: `workbench.load(path)`
