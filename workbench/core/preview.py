@@ -28,11 +28,10 @@ def clip(text: str, limit: int = PREVIEW_CHARS) -> str:
     head = text[: limit * 2]
     # every whitespace character but the space is unprintable: a printable head with no
     # doubled, leading or trailing space is its own collapsed form
-    if head.isprintable() and "  " not in head and head[:1] != " " and head[-1:] != " ":
-        return head if len(head) <= limit else head[: limit - 1] + "…"
-    head = " ".join(head.split())
-    if len(head) < limit and len(text) > limit * 2:  # mostly whitespace: look further
-        head = " ".join(text[: limit * 64].split())
+    if not (head.isprintable() and "  " not in head and head[:1] != " " and head[-1:] != " "):
+        head = " ".join(head.split())
+        if len(head) < limit and len(text) > limit * 2:  # mostly whitespace: look further
+            head = " ".join(text[: limit * 64].split())
     return head if len(head) <= limit else head[: limit - 1] + "…"
 
 

@@ -211,7 +211,7 @@ def number_to_str(value: int | float) -> str:
     if "e" not in text:   # 1e-4 <= |value| < 1e16, positional in both languages
         return text[:-2] if text.endswith(".0") else text
     sign = "-" if value < 0 else ""
-    digits_tuple = Decimal(repr(abs(value))).as_tuple()
+    digits_tuple = Decimal(text.lstrip("-")).as_tuple()
     digits = "".join(map(str, digits_tuple.digits)).rstrip("0") or "0"
     exponent = int(digits_tuple.exponent) + (len(digits_tuple.digits) - len(digits))
     k = len(digits)
@@ -248,17 +248,22 @@ def _is_array_index(key: str) -> bool:
     return key.isdigit() and key.isascii() and (key == "0" or key[0] != "0") and int(key) < 2**32 - 1
 
 
-def _keys(value: dict) -> list:
-    """An object's keys in JavaScript's order: integer-like keys ("0", "12") first, ascending,
-    then the other keys in insertion order."""
-    keys = list(value.keys())
-    index_keys = sorted((k for k in keys if _is_array_index(k)), key=int)
-    return index_keys + [k for k in keys if not _is_array_index(k)] if index_keys else keys
+def _members(value: dict) -> Any:
+    """An object's `(key, value)` pairs in JavaScript's order: integer-like keys ("0", "12")
+    first, ascending, then the other keys in insertion order (as they stand when no key starts
+    with a digit)."""
+    for key in value:
+        if key[:1].isdigit():
+            break
+    else:
+        return value.items()
+    index_keys = sorted((k for k in value if _is_array_index(k)), key=int)
+    return [(k, value[k]) for k in index_keys + [k for k in value if not _is_array_index(k)]]
 
 
 def stringify(value: Any, indent: int = 0) -> str:
     """`JSON.stringify(value, null, indent)`: non-ASCII raw, lone surrogates escaped, JS
-    number format (`number_to_str`), JS key order (`_keys`; only that affects the text, never
+    number format (`number_to_str`), JS key order (`_members`; only that affects the text, never
     its length); `indent` > 0 is the spaced form, one member per line (a container nested past
     `deepjson.MATERIALISED_DEPTH` levels stays compact there)."""
     if indent > 0:
@@ -271,12 +276,7 @@ def stringify(value: Any, indent: int = 0) -> str:
     if kind is int or kind is float:
         return "null" if kind is float and not math.isfinite(value) else number_to_str(value)
     if isinstance(value, dict):
-        pairs: Any = value.items()
-        for key in value:
-            if key[:1].isdigit():   # maybe an array index: JavaScript's order (`_keys`)
-                pairs = [(k, value[k]) for k in _keys(value)]
-                break
-        return "{" + ",".join([_string(k) + ":" + stringify(v) for k, v in pairs
+        return "{" + ",".join([_string(k) + ":" + stringify(v) for k, v in _members(value)
                                if v is not ABSENT]) + "}"
     if isinstance(value, (list, tuple)):
         return "[" + ",".join(["null" if v is ABSENT else stringify(v) for v in value]) + "]"
@@ -331,8 +331,8 @@ def _spaced(value: Any, gap: str, outer: str) -> str:
     if isinstance(value, (list, tuple)):
         items = ["null" if v is ABSENT else _spaced(v, gap, inner) for v in value]
     elif isinstance(value, dict):
-        items = [_string(k) + ": " + _spaced(value[k], gap, inner)
-                 for k in _keys(value) if value[k] is not ABSENT]
+        items = [_string(k) + ": " + _spaced(v, gap, inner)
+                 for k, v in _members(value) if v is not ABSENT]
     else:  # a scalar, or a `Deep` value: compact (its spaced form grows with the square of its depth)
         return stringify(value)
     ends = "[]" if isinstance(value, (list, tuple)) else "{}"
