@@ -160,3 +160,47 @@ def test_a_lone_surrogate_in_an_event_type_prints(tmp_path, capsys, version):
         assert "internal error" not in captured.err, captured.err[-2000:]
     main(["info", str(path)])
     assert "x\\ud800" in capsys.readouterr().out
+
+
+_PRUNING = Path(__file__).resolve().parents[2] / "sample_logs" / "pruning__session.v4.jsonl"
+_NUMBER_FIELDS = {   # the digits each field's value is written with, replaced by the literal
+    "usage": r'(?<="inputTokens":)\d+', "context-window": r'(?<="contextWindow":)\d+',
+    "max-tokens": r'(?<="maxTokens":)\d+', "shadowed-tokens": r'(?<="shadowedTokenCount":)\d+',
+    "shadowed-seq": r'(?<="shadowedSeqs":\[)\d+', "shadowed-start": r'(?<="shadowedRange":\{"start":)\d+'}
+
+
+@pytest.mark.parametrize("literal", ["1e400", "1e20", "true", '"7"', "-1"])
+@pytest.mark.parametrize("field", list(_NUMBER_FIELDS))
+def test_a_logged_count_or_seq_that_is_no_int64(tmp_path, capsys, field, literal):
+    """Every count and seq a log states, written as JSON numbers beyond int64 (``1e400`` reads
+    as Infinity, as in JavaScript), a boolean, a string or a negative number: the load, every
+    frame, the widget (which replays DSH's measure and draws the fill as a share of the window),
+    every read-only command and the what-if run with no internal error and no numpy warning (a
+    value DSH's own rules refuse is reported as a finding). Before
+    the fix: a ``true`` shadowed seq of a prune ended the audit in a TypeError (a boolean is an
+    int to `isinstance`), a usage of 1e400 the widget in pandas' IntCastingNaNError, a context
+    window or maxTokens of 1e400 the widget in an OverflowError, a string usage the widget in
+    DSH's MeterError, and usages beyond int64 the what-if's comparison in an OverflowError."""
+    import re
+    import warnings
+
+    pytest.importorskip("ipywidgets")
+    from workbench.cli.main import main
+    from workbench.session import load
+    from workbench.views import Workbench
+
+    text, count = re.subn(_NUMBER_FIELDS[field], literal, _PRUNING.read_text(encoding="utf-8"))
+    assert count, field
+    path = tmp_path / "numbers.session.v4.jsonl"
+    path.write_text(text, encoding="utf-8")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)   # e.g. an overflow drawing the fill
+        every_frame(path)
+        for meters in ("dsh", ("dsh", "o200k")):
+            Workbench(load(path), meters=meters)._repr_mimebundle_()
+    every_command(path, tmp_path, capsys)   # with the report and the export
+    for summarizer in ("logged", "truncate"):
+        assert main(["whatif", "--json", "--summarizer", summarizer, "--policy",
+                     "headroom_tokens=1024", str(path)]) in (0, 1, 2)
+        captured = capsys.readouterr()
+        assert "internal error" not in captured.err + captured.out, captured.err[-2000:]

@@ -28,6 +28,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from workbench.frames.columns import as_array
+
 SessionLike = Any
 """A `workbench.session.Session` (the frames layer never imports it: `tests/test_layering.py`)."""
 
@@ -154,10 +156,10 @@ def _session_row(side: str, session: SessionLike, compactions: pd.DataFrame) -> 
     calls = [s for s in range(n) if events[s].get("type") in _MODEL_CALLS] if n else []
     totals = session.surface.totals(np.maximum(np.asarray(session.prices), 0)) if n else np.zeros(0)
     sent = [int(totals[s - 1]) for s in calls if s > 0]
-    usage_in = usage_out = 0
+    usage_in = usage_out = 0   # the logged numbers added up; a sum beyond int64 (or Infinity) is NA
     for sample in session.usage if n else ():
-        usage_in += int(sample.prompt_tokens or 0)
-        usage_out += int(sample.output_tokens or 0)
+        usage_in += sample.prompt_tokens or 0
+        usage_out += sample.output_tokens or 0
     net = mine["net_tokens"].sum(min_count=1) if "net_tokens" in mine else None
     return {
         "side": side, "summarizer": "dsh" if side == "real" else getattr(session, "label", side),
@@ -174,9 +176,13 @@ def _session_row(side: str, session: SessionLike, compactions: pd.DataFrame) -> 
 
 
 def _typed(rows: list[dict[str, Any]], columns: dict[str, str]) -> pd.DataFrame:
-    df = pd.DataFrame(rows, columns=list(columns) + [k for r in rows[:1] for k in r if k not in columns])
+    """`rows` as a frame of the declared `columns` (then any other key of the first row), each
+    cell by the frames' rule for its dtype (`columns.as_array`: an Int64 cell beyond int64, or
+    no integer, is NA)."""
+    names = list(columns) + [k for r in rows[:1] for k in r if k not in columns]
+    df = pd.DataFrame(rows, columns=names)
     for name, dtype in columns.items():
-        df[name] = df[name].astype(dtype) if len(df) else pd.Series([], dtype=dtype)
+        df[name] = as_array([r.get(name) for r in rows], dtype, len(rows), name)
     return df
 
 

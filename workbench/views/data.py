@@ -15,6 +15,7 @@ step `s` exactly when ``0 <= shadowed_by <= s``: a node leaves the surface once.
 from __future__ import annotations
 
 import gc
+import math
 import weakref
 from collections.abc import Sequence
 from functools import cached_property
@@ -318,7 +319,7 @@ class ViewData:
         for seq in self.session.index.seq_of_type("request/context")[::-1]:
             data = self.session.events[int(seq)].get("data")
             window = data.get("contextWindow") if isinstance(data, dict) else None
-            if type(window) in (int, float) and window > 0:
+            if type(window) in (int, float) and 0 < window < math.inf:   # Infinity: no number of tokens
                 return int(window)
         return None
 
@@ -330,7 +331,7 @@ class ViewData:
             header = data.get("header") if isinstance(data, dict) else None
             config = header.get("config") if isinstance(header, dict) else None
             value = config.get("maxTokens") if isinstance(config, dict) else None
-            if type(value) in (int, float) and value > 0:
+            if type(value) in (int, float) and 0 < value < math.inf:   # Infinity: no number of tokens
                 return int(value)
         return None
 

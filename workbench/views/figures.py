@@ -302,7 +302,7 @@ def context_fill_figure(frame: pd.DataFrame, *, context_window: float | None,
         for i, (column, name) in enumerate(zip(meters, names, strict=True)):
             tx, ty = thin(xs, _numeric(frame, column), max_points)
             traces.append(dict(
-                type="scatter", x=tx, y=ty * 100.0 / context_window, mode="lines",
+                type="scatter", x=tx, y=ty / context_window * 100.0, mode="lines",
                 name=escape(name), customdata=ty,
                 line=dict(shape="hv", color=METER_COLORS[i % len(METER_COLORS)]),
                 hovertemplate="seq %{x}<br>%{customdata:,.0f} tokens, %{y:.1f} % of the window"

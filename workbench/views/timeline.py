@@ -168,4 +168,5 @@ class ContextFill(FigurePanel):
         starts = [r.start_seq for r in session.compactions.records
                   if r.trigger.kind == "pressure"]
         types = frame["type"].astype("string").fillna("").tolist()
-        return implied_threshold(types, frame["request_tokens_dsh"].astype(int).tolist(), starts)
+        totals = frame["request_tokens_dsh"].to_numpy(dtype=np.float64, na_value=np.nan)
+        return implied_threshold(types, totals.tolist(), starts)

@@ -15,6 +15,7 @@ from typing import Any
 
 from workbench.core.compaction.pruner import measure_content, tool_result_content
 from workbench.core.timeline import SurfaceTimeline
+from workbench.io.jsjson import is_safe_int
 
 
 def _data(event: Mapping[str, Any]) -> dict:
@@ -49,13 +50,13 @@ def prune_record(prune_seq: int, replacement_seq: int | None,
     seqs = data.get("shadowedSeqs")
     seqs = tuple(seqs) if isinstance(seqs, list) else ()
     original = seqs[0] if seqs else None
-    original_event = (events[original] if isinstance(original, int)
-                      and 0 <= original < prune_seq else None)
+    at = int(original) if is_safe_int(original) else -1   # a JS number: 3.0 is seq 3, true is none
+    original_event = events[at] if 0 <= at < prune_seq else None
     chars_before = chars_after = call_id = None
     original_tokens = replacement_tokens = None
     fold_shadowed = None
     if original_event is not None:
-        original_tokens = price(original)
+        original_tokens = price(at)
         message = _data(original_event).get("message")
         content = tool_result_content(message, version=version)
         chars_before = measure_content(content) if content is not None else None

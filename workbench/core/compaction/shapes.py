@@ -22,7 +22,7 @@ from typing import Any
 from workbench.core.compaction.brackets import CompactionRecord
 from workbench.core.compaction.prunes import PruneRecord
 from workbench.io.generations import nested_streams
-from workbench.io.jsjson import ABSENT, deep_equal
+from workbench.io.jsjson import ABSENT, deep_equal, is_number
 
 _SURFACE_CHANGED = ("session surface changed during summarization", "selected span",
                     "selected surface changed")
@@ -53,7 +53,7 @@ def _canonical_sources(r: CompactionRecord) -> bool:
 
 
 def _lt(a: Any, b: Any) -> bool:
-    return isinstance(a, (int, float)) and isinstance(b, (int, float)) and a < b
+    return is_number(a) and is_number(b) and a < b   # a boolean is no number
 
 
 def bracket_json(r: CompactionRecord, *, version: int) -> dict[str, Any]:

@@ -64,19 +64,21 @@ PRE_STEP_AFTER = ("turn/start", "step/end")
 """A pre-step pressure check runs after these events, before the next ``step/start`` (§5.8)."""
 
 
-def implied_threshold(types: Sequence[str], totals: Sequence[int],
+def implied_threshold(types: Sequence[str], totals: Sequence[float],
                       pressure_starts: Sequence[int]) -> ImpliedThreshold | None:
     """The threshold bounds a log's pressure compactions imply (None: no pressure compaction,
     or decisions no single threshold explains, e.g. settings changed mid-session). `types[i]`
-    is the type of event `i`, `totals[i]` the measure right after it, `pressure_starts` the
-    seqs of the pressure compactions' `compaction/start`."""
-    fired = [totals[s - 1] for s in pressure_starts if 0 < s <= len(totals)]
+    is the type of event `i`, `totals[i]` the measure right after it (NaN: unknown; Infinity, as
+    JavaScript reads a logged usage of ``1e400``, bounds no finite threshold from above),
+    `pressure_starts` the seqs of the pressure compactions' `compaction/start`."""
+    fired = [totals[s - 1] for s in pressure_starts
+             if 0 < s <= len(totals) and totals[s - 1] == totals[s - 1]]
     if not fired:
         return None
     n = min(len(types) - 1, len(totals))
     quiet = [totals[i] for i in range(n)
-             if types[i] in PRE_STEP_AFTER and types[i + 1] == "step/start"]
+             if types[i] in PRE_STEP_AFTER and types[i + 1] == "step/start" and totals[i] == totals[i]]
     high, low = min(fired), max(quiet) if quiet else None
-    if low is not None and low >= high:
+    if (low is not None and low >= high) or not math.isfinite(high):
         return None
-    return ImpliedThreshold(low, high)
+    return ImpliedThreshold(None if low is None else int(low), int(high))

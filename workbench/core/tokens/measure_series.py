@@ -105,15 +105,15 @@ def measure_series(events: Sequence[dict], index: LogIndex, totals: np.ndarray,
         else:
             event = next(reader)[1]
         surface.at(seq)
-        try:
+        try:   # DSH's meter refuses what it cannot read (a usage that is no number): the stop
             meter.fold(event)
+            if meter.header is measured[0] and meter.anchor is measured[1]:
+                continue    # the offset is a function of the header and the anchor (module doc)
+            measured = meter.header, meter.anchor
+            m = meter.measure(nodes=False)
         except MeterError as exc:
             error, stop = str(exc), seq
             break
-        if meter.header is measured[0] and meter.anchor is measured[1]:
-            continue    # the offset is a function of the header and the anchor (module doc)
-        measured = meter.header, meter.anchor
-        m = meter.measure(nodes=False)
         at_seq[seq] = True
         offsets[seq] = m.baseline.tokens + m.surface_delta_tokens - m.surface_tokens
     # every event takes the offset of the latest state event at or before it (0 before any)

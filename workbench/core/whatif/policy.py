@@ -37,6 +37,7 @@ from workbench.core.compaction.pruner import PruneConfig, resolve_config
 from workbench.core.compaction.selection import select_compactable_range
 from workbench.core.whatif.remap import WhatIfError
 from workbench.core.whatif.replay import REMOVE, Replay
+from workbench.io.jsjson import is_number, is_safe_int
 
 Summarizer = Callable[[list[dict[str, Any]]], str]
 
@@ -57,6 +58,8 @@ class Policy:
     def threshold(self, window: int, reserved: int) -> tuple[int | None, int]:
         """(threshold or None when pressure is disabled, retained tail) for a route."""
         budget = window - reserved
+        if not math.isfinite(budget):   # a logged maxTokens of ±1e400 (±Infinity): no budget
+            return None, 0
         pressure = budget - self.headroom_tokens
         retain = (self.retain_tokens if self.retain_tokens is not None
                   else math.floor(budget * self.retain_ratio))
@@ -172,8 +175,8 @@ class _Driver:
                     self.overflows += 1
             r.carry(e, patch=override)
             data = e.get("data") if isinstance(e.get("data"), dict) else {}
-            if kind == "request/context" and isinstance(data.get("contextWindow"), int):
-                self.window = data["contextWindow"]
+            if kind == "request/context" and is_safe_int(data.get("contextWindow")):
+                self.window = int(data["contextWindow"])   # a JS number: never a boolean
             elif kind == "turn/start":
                 self.turn, self.checked = data.get("turn"), False
             elif kind == "turn/end":
@@ -197,7 +200,9 @@ class _Driver:
         header = self.r.meter.header or {}
         reserved = self.policy.max_tokens
         if reserved is None:
-            reserved = (header.get("config") or {}).get("maxTokens") or 0
+            config = header.get("config")
+            reserved = config.get("maxTokens") if isinstance(config, dict) else None
+            reserved = reserved if is_number(reserved) else 0   # none logged, or no number
         return self.policy.threshold(window, reserved)
 
     def pressure(self) -> None:
