@@ -68,12 +68,13 @@ def test_every_truncation_is_a_torn_final_frame_never_an_error() -> None:
                  "corrupt Zstandard session log: reserved block type at byte {n6}", id="reserved-block"),
 ])
 def test_structure_errors_name_the_byte(tail: bytes, message: str) -> None:
+    """The scan ends at a structure problem, with the complete frames before it."""
     head = frame(HEADER)
     n = len(head)
-    with pytest.raises(IssueError) as caught:
-        zstd.scan_frames(head + tail)
-    assert caught.value.issue.kind == "zstd_structure"
-    assert caught.value.issue.message == message.format(n=n, n4=n + 4, n6=n + 6)
+    scan = zstd.scan_frames(head + tail)
+    assert scan.issue.kind == "zstd_structure" and scan.torn_start is None
+    assert scan.issue.message == message.format(n=n, n4=n + 4, n6=n + 6)
+    assert scan.frames == ((0, n),)
 
 
 def test_single_segment_frame_with_content_size_scans_and_decodes() -> None:
@@ -175,6 +176,33 @@ def test_torn_compressed_final_frame_yields_nothing() -> None:
     assert result.fatal is None
     assert [e["seq"] for e in result.log.events] == [0]
     assert result.log.truncate_to == len(complete) and result.log.recovered_tail_seqs == []
+
+
+@pytest.mark.parametrize("tail", [b"garbage\n", b"\x50\x2a\x4d\x18\x04\x00\x00\x00abcd",
+                                  b'{"type":"step/end","seq":4}\n'], ids=["bytes", "skippable", "raw-line"])
+def test_a_structure_problem_is_the_failure_and_the_frames_before_it_load(tail: bytes) -> None:
+    """Bytes after the last frame that are no frame: corrupt, as the reference says, named by the
+    scan's message, and the events of every complete frame before them are the loaded prefix
+    (reading it as no header, or as no events, lost the whole log)."""
+    data = log(EVENTS[0] + EVENTS[1], EVENTS[2] + EVENTS[3])
+    result = scan_bytes(data + tail, name="session.v4.jsonl.zstd")
+    assert result.fatal.kind == "zstd_structure"
+    assert result.fatal.message == f"corrupt Zstandard session log: invalid frame magic at byte {len(data)}"
+    assert [d.rule for d in result.log.defects] == ["zstd_structure"]
+    assert [e["seq"] for e in result.log.events] == [0, 1, 2, 3]
+    assert result.log.header["id"] == "session-z" and not result.log.torn_tail
+
+
+def test_after_a_structure_problem_a_frame_that_fails_ends_the_prefix_and_is_named() -> None:
+    """The scan's problem stays the failure (the reference scans before it decodes); a complete
+    frame before it that fails its checksum ends the prefix there and is named after it."""
+    good, bad = log(EVENTS[0]), bytearray(frame(EVENTS[1] + EVENTS[2]))
+    bad[-1] ^= 0xFF
+    data = good + bytes(bad) + frame(EVENTS[3])
+    result = scan_bytes(data + b"JUNK", name="session.v4.jsonl.zstd")
+    assert result.fatal.kind == "zstd_structure"
+    assert [d.rule for d in result.log.defects] == ["zstd_structure", "zstd_frame_invalid"]
+    assert [e["seq"] for e in result.log.events] == [0]
 
 
 def test_empty_zstd_file_has_no_header() -> None:

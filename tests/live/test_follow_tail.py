@@ -240,3 +240,19 @@ def test_refresh_extends_the_brackets_instead_of_dropping_them(tmp_path):
         assert session.compactions.records == fresh.compactions.records
         assert session.compactions.prunes == fresh.compactions.prunes
         assert session.compactions_df().equals(fresh.compactions_df())
+
+
+def test_zstd_bytes_after_the_frames_follow_as_they_load(tmp_path):
+    """Bytes that are no frame after a zstd log's frames: following it from the start gives the
+    fresh load's events (the frames before them) and its one structure defect, and reads no more."""
+    lines = _log_bytes().splitlines(keepends=True)
+    path = tmp_path / "session.v4.jsonl.zstd"
+    path.write_bytes(zstd.compress_frames(lines) + b"garbage that is no frame")
+    fresh, session = workbench.load(path), workbench.load(path, follow=True)
+    assert len(fresh) == len(lines) - 1
+    assert [d.rule for d in fresh.defects] == ["zstd_structure"]
+    assert [d.rule for d in session.defects] == ["zstd_structure"]
+    assert session.events_df().equals(fresh.events_df())
+    with open(path, "ab") as f:
+        f.write(zstd.compress_frames([lines[1]]))
+    assert session.refresh().added == 0 and len(session) == len(fresh)

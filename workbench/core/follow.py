@@ -26,7 +26,7 @@ from workbench.core.load import Feeder, LoadReport, _evaluate, _Pipeline
 from workbench.io import zstd
 from workbench.io.header import HEADER_MISSING, HeaderResult
 from workbench.io.model import Log
-from workbench.io.read_zstd import RUN_BYTES, decode_segment
+from workbench.io.read_zstd import RUN_BYTES, decode_segment, fail_frame
 from workbench.io.reader import Reader, finish_v4, paused_gc
 from workbench.io.scan import IssueError, ScanIssue
 from workbench.io.sources import FileSource, FrameSource
@@ -100,13 +100,14 @@ class LiveLog:
         growth = self.tail.poll()
         result.pending = growth.pending
         if growth.issue is not None and self._reader.header is None:
-            self._reader.fail(growth.issue)   # nothing read yet: the framing error is the log's
-            self.ended = True
-            return result
-        if growth.reset is not None or growth.error is not None:
+            self._reader.fail(growth.issue)   # nothing read yet: the framing error is the log's,
+            self.ended = True                 # the complete frames before it its prefix
+        elif growth.reset is not None or growth.error is not None:
             self.reset = result.reset = growth.reset or growth.error
             return result
-        if not growth.records or self.ended:
+        elif self.ended:
+            return result
+        if not growth.records:
             return result
         self._observer.collect = [] if collect else None
         try:
@@ -151,7 +152,7 @@ class LiveLog:
                 first = zstd.decode_frame(frame, start)
                 zstd.assert_header_frame(first)
             except IssueError as exc:
-                reader.fail(exc.issue)
+                fail_frame(reader, exc.issue)
                 self.ended = True
                 return None
             self._source = FrameSource(FileSource(self.path), self._starts, self._ends, None, decode_segment)
@@ -178,7 +179,7 @@ class LiveLog:
                 if not self._run(pending) or reader.scanner.stopped:
                     self.ended = True
                     return None
-                reader.fail(problem)
+                fail_frame(reader, problem)
                 self.ended = True
                 return None
             self._starts.append(start)
@@ -208,7 +209,7 @@ class LiveLog:
             self.ended = True
             return False
         if scanner.committed_bytes != scanner.input_bytes:
-            reader.fail(ScanIssue("zstd_torn_record_in_complete_frame",
+            fail_frame(reader, ScanIssue("zstd_torn_record_in_complete_frame",
                                   "corrupt Zstandard session log: complete frame contains a torn JSONL record",
                                   byte_offset=self._starts[stop - 1], frame=stop))
             self.ended = True

@@ -32,7 +32,7 @@ import zlib
 from dataclasses import dataclass, field
 
 from workbench.io import zstd
-from workbench.io.scan import IssueError, ScanIssue
+from workbench.io.scan import ScanIssue
 
 WINDOW = 64
 """Bytes of the file's head and of the bytes just before the read position re-read to check that
@@ -53,7 +53,9 @@ class Growth:
     """What one poll found: ``records`` (raw: the new complete lines as one bytes; zstd: one
     ``(start, end, compressed frame)`` per new complete frame, file offsets), ``reset`` (why the
     known prefix cannot be trusted: the file was replaced, truncated or rewritten) or ``error``
-    (a framing problem, `issue`; offsets count from `LogTail.position`); `pending` bytes of an incomplete record wait in memory."""
+    (a framing problem, `issue`, which ends reading; the complete frames before it still come in
+    `records`; offsets count from `LogTail.position`); `pending` bytes of an incomplete record
+    wait in memory."""
 
     records: bytes | list[tuple[int, int, bytes]] = b""
     reset: str | None = None
@@ -208,20 +210,21 @@ class LogTail:
 
     def _split_zstd(self) -> Growth:
         pending = self._pending
-        try:
-            scan = zstd.scan_frames(memoryview(pending))
-        except IssueError as exc:
-            self.stopped = exc.issue.message
-            return Growth(error=exc.issue.message, pending=len(pending), issue=exc.issue)
+        scan = zstd.scan_frames(memoryview(pending))
+        issue = scan.issue   # a framing error ends reading; the complete frames before it come too
+        if issue is not None:
+            self.stopped = issue.message
         if not len(scan):
-            return Growth(pending=len(pending))
+            return Growth(pending=len(pending), error=None if issue is None else issue.message,
+                          issue=issue)
         base = self.position
         data = bytes(pending)
         frames = [(base + s, base + e, data[s:e]) for s, e in zip(scan.starts, scan.ends)]
         cut = scan.ends[-1]
         del pending[:cut]
         self.position += cut
-        return Growth(records=frames, pending=len(pending), appended=cut)
+        return Growth(records=frames, pending=len(pending), appended=cut,
+                      error=None if issue is None else issue.message, issue=issue)
 
 
 

@@ -2,7 +2,9 @@
 
 `scan_zstd` scans the frames of a ``.jsonl.zstd`` log (`workbench.io.zstd.scan_frames`): frame 1
 must be exactly the header line; every later complete frame must decode and the complete frames
-must end at a record boundary; runs of consecutive frames (`RUN_BYTES` of plaintext) become one
+must end at a record boundary; a structure problem (a wrong magic, a reserved bit) is the log's
+failure, and the complete frames before it are still read, as far as they go (the readable
+prefix); runs of consecutive frames (`RUN_BYTES` of plaintext) become one
 event-store segment, scanned at once; a torn final frame yields what decodes and is reported as
 tolerated. The log's total plaintext is bounded by `zstd.MAX_TOTAL_OUTPUT`. Every problem
 becomes a defect of the `Reader` (`workbench.io.reader`); nothing here raises for a damaged log.
@@ -13,7 +15,7 @@ from typing import Any
 
 from workbench.io import zstd
 from workbench.io.model import Defect
-from workbench.io.reader import Reader, ReadResult, finish_v4
+from workbench.io.reader import Reader, ReadResult, defect, finish_v4
 from workbench.io.scan import IssueError, ScanIssue
 from workbench.io.sources import FrameSource
 
@@ -26,13 +28,20 @@ def decode_segment(data: bytes, start: int, torn: bool) -> bytes:
     return zstd.decode_torn_prefix(data) if torn else zstd.decode_frame(data, start)
 
 
+def fail_frame(reader: Reader, issue: ScanIssue) -> None:
+    """`reader.fail` for a problem of the frames; after the scan's structure problem (the failure
+    already: the reference scans before it decodes) it is named too, as it ends the prefix."""
+    if reader.fatal is not None and reader.fatal.kind == "zstd_structure":
+        reader.defects.append(defect(issue, reader.name))
+    reader.fail(issue)
+
+
 def scan_zstd(reader: Reader, data: bytes | memoryview, compressed: Any, path: str) -> ReadResult:
     byte_length = len(data)
-    try:
-        scan = zstd.scan_frames(data)
-    except IssueError as exc:
-        reader.fail(exc.issue)
-        return reader.build(path, "zstd", byte_length)
+    scan = zstd.scan_frames(data)
+    if scan.issue is not None:   # the reference's first error (its scan runs before any decoding);
+        reader.fail(scan.issue)  # the complete frames before it are still read: the prefix
+
     count = len(scan)
     if not count:
         reader.fail(ScanIssue("header_missing", "empty or header-less Zstandard session log", line=0))
@@ -44,7 +53,7 @@ def scan_zstd(reader: Reader, data: bytes | memoryview, compressed: Any, path: s
         first = zstd.decode_frame(data[starts[0]:ends[0]], starts[0])
         zstd.assert_header_frame(first)
     except IssueError as exc:
-        reader.fail(exc.issue)
+        fail_frame(reader, exc.issue)
         return reader.build(path, "zstd", byte_length)
     if not reader.start(first, source):
         return reader.build(path, "zstd", byte_length)
@@ -80,7 +89,7 @@ def scan_zstd(reader: Reader, data: bytes | memoryview, compressed: Any, path: s
             scan_pending(index)
             if scanner.stopped:
                 break
-            reader.fail(problem)
+            fail_frame(reader, problem)
             return reader.build(path, "zstd", byte_length)
         pending.append(plaintext)
         pending_bytes += len(plaintext)
@@ -93,7 +102,7 @@ def scan_zstd(reader: Reader, data: bytes | memoryview, compressed: Any, path: s
     if not reader.end_scan():
         return reader.build(path, "zstd", byte_length)
     if scanner.pending_bytes:  # the complete frames end inside a record (after an issue too)
-        reader.fail(ScanIssue("zstd_torn_record_in_complete_frame",
+        fail_frame(reader, ScanIssue("zstd_torn_record_in_complete_frame",
                               "corrupt Zstandard session log: complete frame contains a torn JSONL record",
                               byte_offset=starts[count - 1], frame=count))
         return reader.build(path, "zstd", byte_length)
@@ -120,4 +129,4 @@ def scan_zstd(reader: Reader, data: bytes | memoryview, compressed: Any, path: s
     return result
 
 
-__all__ = ["RUN_BYTES", "decode_segment", "scan_zstd"]
+__all__ = ["RUN_BYTES", "decode_segment", "fail_frame", "scan_zstd"]

@@ -9,8 +9,9 @@ Rules reproduced from the reference (``scanZstdFrames``, ``readZstdPrefix``):
 
 * the frame-boundary scan walks frame headers and block headers without decompressing; a wrong
   magic (skippable frames included), a reserved descriptor bit or a reserved block type is
-  corruption (``zstd_structure``); running out of bytes inside a frame makes it the torn final
-  frame, whose start is where a repair truncates;
+  corruption (``zstd_structure``: the scan ends there, reporting the complete frames before it,
+  which a reader keeps as the log's readable prefix); running out of bytes inside a frame makes
+  it the torn final frame, whose start is where a repair truncates;
 * every complete frame must decode and pass its checksum (``zstd_frame_invalid``);
 * from the torn final frame the reader keeps whatever the decoder yields (stored blocks decode
   partially, compressed blocks only when complete); a decoder error there yields nothing.
@@ -44,11 +45,13 @@ _FEED = 1024
 @dataclass(frozen=True, slots=True)
 class FrameScan:
     """Complete frames as ``[start, end)`` byte ranges (two arrays: a log may hold hundreds of
-    thousands of frames), and the torn final frame's start."""
+    thousands of frames), and the torn final frame's start, or the structure problem that ended
+    the scan after them (``zstd_structure``; then no frame is torn)."""
 
     starts: array
     ends: array
     torn_start: int | None
+    issue: ScanIssue | None = None
 
     def __len__(self) -> int:
         return len(self.starts)
@@ -59,14 +62,15 @@ class FrameScan:
         return tuple(zip(self.starts, self.ends))
 
 
-def _structure(message: str, offset: int) -> IssueError:
-    return IssueError(ScanIssue("zstd_structure", f"corrupt Zstandard session log: {message} at byte {offset}",
-                                byte_offset=offset))
-
-
 def scan_frames(buf: bytes | memoryview, max_frames: int | None = None) -> FrameScan:
-    """Locate complete frames without decompressing (reference: scanZstdFrames)."""
+    """Locate complete frames without decompressing (reference: scanZstdFrames, which throws
+    at a structure problem: here it ends the scan, `FrameScan.issue`)."""
     starts, ends = array("q"), array("q")
+
+    def _structure(message: str, at: int) -> FrameScan:
+        return FrameScan(starts, ends, None, ScanIssue(
+            "zstd_structure", f"corrupt Zstandard session log: {message} at byte {at}", byte_offset=at))
+
     size = len(buf)
     offset = 0
     while offset < size:
@@ -74,14 +78,14 @@ def scan_frames(buf: bytes | memoryview, max_frames: int | None = None) -> Frame
         if size - offset < 4:
             return FrameScan(starts, ends, start)
         if int.from_bytes(buf[offset:offset + 4], "little") != MAGIC:
-            raise _structure("invalid frame magic", offset)
+            return _structure("invalid frame magic", offset)
         offset += 4
         if offset == size:
             return FrameScan(starts, ends, start)
         descriptor = buf[offset]
         offset += 1
         if descriptor & 0x18:
-            raise _structure("reserved frame-header bit", offset - 1)
+            return _structure("reserved frame-header bit", offset - 1)
         fcs_flag = descriptor >> 6
         single = bool(descriptor & 0x20)
         checksum = bool(descriptor & 0x04)
@@ -99,7 +103,7 @@ def scan_frames(buf: bytes | memoryview, max_frames: int | None = None) -> Frame
             offset += 3
             block_type = (block >> 1) & 3
             if block_type == 3:
-                raise _structure("reserved block type", offset - 3)
+                return _structure("reserved block type", offset - 3)
             payload = 1 if block_type == 1 else block >> 3
             if size - offset < payload:
                 return FrameScan(starts, ends, start)
