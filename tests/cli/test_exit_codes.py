@@ -2,6 +2,7 @@
 (refused version, missing file, not a session log), each problem as one stderr line."""
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -23,13 +24,18 @@ def _inputs(tmp: Path) -> dict[str, Path]:
     corrupt.write_bytes(b"\n".join(lines[:4] + [b"{broken"] + lines[5:]))
     refused = tmp / "refused.session.v4.jsonl"
     refused.write_text('{"type":"session","version":9,"id":"x","createdAt":0}\n')
+    warned = tmp / "warned.session.jsonl"   # a v0 fixture snapshot: no seq/time, a warning only
+    v0 = tour_script(0, session_id="session-exit").write(tmp / "v0.session.jsonl").read_text()
+    warned.write_text("".join(json.dumps({k: v for k, v in json.loads(line).items()
+                                          if k not in ("seq", "time")}) + "\n"
+                              for line in v0.splitlines()))
     not_log = tmp / "notes.jsonl"
     not_log.write_text("# just notes\n")
-    return {"clean": clean, "torn": torn, "corrupt": corrupt, "refused": refused,
+    return {"clean": clean, "warned": warned, "torn": torn, "corrupt": corrupt, "refused": refused,
             "not-a-log": not_log, "missing": tmp / "missing.jsonl"}
 
 
-EXPECTED = {"clean": None, "torn": 1, "corrupt": 1, "refused": 2, "not-a-log": 2, "missing": 2}
+EXPECTED = {"clean": None, "warned": None, "torn": 1, "corrupt": 1, "refused": 2, "not-a-log": 2, "missing": 2}
 
 
 @pytest.mark.parametrize("kind", sorted(EXPECTED))
@@ -41,10 +47,24 @@ def test_exit_code(command: str, kind: str, tmp_path: Path, capsys) -> None:
     code = main([command, str(path), *extra])
     err = capsys.readouterr().err
     want = EXPECTED[kind]
-    if want is None:   # the tour log ends with an interrupted bracket: a failed audit check
-        want = 1 if command in ("audit", "report") else 0
+    if want is None:   # the tour log ends with an interrupted bracket: a failed audit check;
+        want = 1 if command in ("audit", "report") else 0   # a warning is no finding (info too)
     assert code == want, err
     if want == 2:
         lines = [line for line in err.splitlines() if line.strip()]
         assert len(lines) == 1 and lines[0].startswith(f"workbench {command}: "), err
         assert "Traceback" not in err
+
+
+@pytest.mark.parametrize(("kinds", "want"), [(("warned",), 0), (("warned", "corrupt"), 1)])
+def test_a_store_export_of_a_directory_takes_the_same_rule(kinds, want, tmp_path: Path, capsys) -> None:
+    """`export DIR`: findings when some session's verdict is not clean; warnings are none."""
+    logs = _inputs(tmp_path)
+    root = tmp_path / "root"
+    for i, kind in enumerate(kinds):
+        name = "session.jsonl" if kind == "warned" else "session.v4.jsonl"
+        target = root / "--proj--" / f"s{i}" / name
+        target.parent.mkdir(parents=True)
+        target.write_bytes(logs[kind].read_bytes())
+    code = main(["export", str(root), "-o", str(tmp_path / "store"), "--quiet"])
+    assert code == want, capsys.readouterr().err

@@ -23,10 +23,10 @@ import argparse
 import sys
 from typing import Any
 
-from workbench.cli.common import check_output, usage_error
+from workbench.cli.common import (EXIT_FINDINGS, EXIT_OK, EXIT_UNUSABLE, check_output, defects_code,
+                                  usage_error)
 from workbench.errors import WorkbenchError
 
-EXIT_OK, EXIT_FINDINGS, EXIT_UNUSABLE = 0, 1, 2
 
 
 def register(subparsers: Any) -> None:
@@ -141,4 +141,4 @@ def _export_log(args: argparse.Namespace, source: Any) -> int:
     elif not args.quiet:
         print(f"wrote {len(written)} frames of {_clean(args.path)} to {_clean(args.output)} "
               f"({defects} defect(s))")
-    return EXIT_FINDINGS if defects else EXIT_OK
+    return defects_code("export", session.log)   # every subcommand's rule: a warning is no finding

@@ -15,12 +15,12 @@ import sys
 import json
 from typing import Any
 
-from workbench.cli.common import add_at, at_or_usage, defects_code, load_or_exit
+from workbench.cli.common import (EXIT_FINDINGS, EXIT_UNUSABLE, add_at, at_or_usage, defects_code,
+                                  load_or_exit)
 from workbench.core.projection import derive_message
 from workbench.errors import FoldError
 from workbench.io.generations import rules_for
 
-EXIT_OK, EXIT_FINDINGS, EXIT_UNUSABLE = 0, 1, 2
 PREVIEW = 60
 
 

@@ -29,7 +29,7 @@ from typing import Any
 from workbench.errors import LogRefused, LogUnreadable, WorkbenchError
 from workbench.io.payloads import read_events, seqs_of_type, type_reader
 
-from workbench.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_UNUSABLE, clean, short
+from workbench.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_UNUSABLE, clean, defects_code, short
 
 
 def register(subparsers: Any) -> None:
@@ -133,14 +133,6 @@ def summarise(analysed: Any, path: Path, ref: Any = None) -> dict:
     }
 
 
-def _exit_code(summary: dict) -> int:
-    if summary["verdict"] == "refused" or not summary["readable"]:
-        return EXIT_UNUSABLE
-    if summary["verdict"] != "clean" or summary["defects"]:
-        return EXIT_FINDINGS
-    return EXIT_OK
-
-
 def _print_text(s: dict) -> None:
     print(clean(s["path"]))
     version = "?" if s["format_version"] is None else s["format_version"]
@@ -197,20 +189,15 @@ def info_one(path: Path, as_json: bool, ref: Any = None) -> int:
             print(json.dumps({"path": str(path), "error": str(exc)}))
         return EXIT_UNUSABLE
     summary = summarise(analysed, path, ref)
-    code = _exit_code(summary)
     if as_json:
         print(json.dumps(summary, ensure_ascii=False))
     else:
         _print_text(summary)
-    if code == EXIT_UNUSABLE:
+    if summary["verdict"] == "refused" or not summary["readable"]:
         reason = "refused" if summary["verdict"] == "refused" else "unreadable, no session header"
         _fail(path, f"{reason}: {summary['defects'][0]['message'] if summary['defects'] else ''}")
-    elif code == EXIT_FINDINGS:
-        first = summary["defects"][0] if summary["defects"] else {"rule": summary["verdict"],
-                                                                  "message": ""}
-        _fail(path, f"{len(summary['defects'])} defect(s), verdict {summary['verdict']}; "
-              f"first: {first['rule']}: {first['message']}")
-    return code
+        return EXIT_UNUSABLE
+    return defects_code("info", analysed.log)   # every subcommand's rule: a warning is no finding
 
 
 def run(args: argparse.Namespace) -> int:

@@ -13,11 +13,11 @@ import sys
 from collections.abc import Sequence
 
 from workbench import __version__
+from workbench.cli.common import EXIT_OK, EXIT_UNUSABLE
 
 SUBCOMMANDS = ("info", "fold", "audit", "probes", "tokens", "migrate", "report", "lab", "export", "whatif")
 """Subcommand modules under `workbench.cli`, in `--help` order; absent ones are skipped."""
 
-EXIT_OK, EXIT_FINDINGS, EXIT_UNUSABLE = 0, 1, 2
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -21,8 +21,8 @@ import json
 import sys
 from typing import Any
 
-from workbench.cli.common import (add_at, add_meter, at_or_usage, defects_code, load_or_exit,
-                                  usage_error)
+from workbench.cli.common import (EXIT_FINDINGS, EXIT_UNUSABLE, add_at, add_meter, at_or_usage,
+                                  defects_code, load_or_exit, usage_error)
 from workbench.cli.fold import preview
 from workbench.core.tokens.counts import LogTokens
 from workbench.core.tokens.heuristic import derive_message
@@ -30,7 +30,6 @@ from workbench.core.tokens.meters import parse_meter_names
 from workbench.errors import FoldError, MeterError
 from workbench.io.generations import rules_for
 
-EXIT_OK, EXIT_FINDINGS, EXIT_UNUSABLE = 0, 1, 2
 DEFAULT_METERS = "dsh,o200k,deepseek"
 
 

@@ -203,8 +203,9 @@ class ExportSummary:
 
     @property
     def findings(self) -> bool:
-        """Some log in the store has defects, or could not be read or framed."""
-        return bool(self.defects or self.unreadable)
+        """Some log in the store is damaged (a verdict other than clean: a warning is no finding,
+        as in every subcommand), or could not be read or framed."""
+        return bool(self.unreadable) or any(v != "clean" for v in self.verdicts)
 
     def as_dict(self) -> dict[str, Any]:
         return {"store": self.store, "sessions": self.sessions, "exported": self.exported,
