@@ -66,7 +66,10 @@ def test_fold_violation_exits_1(tmp_path, capsys):
         "message": "surface replace: sourceEventSeqs must include every shadowed surface node; "
                    "missing 0"}}
     assert main(["fold", path]) == 1
-    assert "fold error at seq 2: source_seqs_missing_shadowed" in capsys.readouterr().out
+    captured = capsys.readouterr()
+    assert "fold error at seq 2: source_seqs_missing_shadowed" in captured.out
+    err = captured.err.splitlines()   # and, as every finding, one stderr line
+    assert len(err) == 1 and err[0].startswith(f"workbench fold: {path}: fold error at seq 2: "), err
     # the prefix folds fine, but the log itself is damaged: still a finding
     assert main(["fold", path, "--at", "1", "--json"]) == 1
     captured = capsys.readouterr()

@@ -16,7 +16,7 @@ import json
 from typing import Any
 
 from workbench.cli.common import (EXIT_FINDINGS, EXIT_UNUSABLE, add_at, at_or_usage, defects_code,
-                                  load_or_exit)
+                                  load_or_exit, say)
 from workbench.core.projection import derive_message
 from workbench.errors import FoldError
 from workbench.io.generations import rules_for
@@ -78,12 +78,14 @@ def _version(log: Any) -> int:
     return rules_for(log.format_version)
 
 
-def _error(kind: str, seq: Any, message: str, as_json: bool) -> int:
+def _error(path: Any, kind: str, seq: Any, message: str, as_json: bool) -> int:
+    """The fold error as the output (stdout) and, as every finding, one stderr line."""
     if as_json:
         print(json.dumps({"error": {"kind": kind, "seq": seq, "message": message}},
                          ensure_ascii=False))
     else:
         print(f"fold error at seq {seq}: {kind}: {_clean(message)}")
+    say("fold", path, f"fold error at seq {seq}: {kind}: {message}")
     return EXIT_FINDINGS
 
 
@@ -107,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         fold = analysed.surface_fold(at)     # the load's own fold, read at `at`
     except FoldError as err:
-        return _error(err.kind, err.seq, err.message, args.json)
+        return _error(args.path, err.kind, err.seq, err.message, args.json)
     if args.json:
         print(json.dumps({
             "at": at,
