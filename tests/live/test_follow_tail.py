@@ -256,3 +256,22 @@ def test_zstd_bytes_after_the_frames_follow_as_they_load(tmp_path):
     with open(path, "ab") as f:
         f.write(zstd.compress_frames([lines[1]]))
     assert session.refresh().added == 0 and len(session) == len(fresh)
+
+
+def test_zstd_record_continuing_in_the_next_frame_waits_for_it(tmp_path):
+    """v4 §1.6: a record may continue from one complete frame into the next. Followed while the
+    writer has appended only the first part, it waits (no event, no defect), as an incomplete raw
+    line does; once the next frame comes the follower holds what a fresh load of the file holds
+    (it called the log corrupt for good)."""
+    lines = _log_bytes().splitlines(keepends=True)
+    body = b"".join(lines[1:])
+    cut = len(b"".join(lines[1:3])) + 10        # inside the third event's line
+    path = tmp_path / "session.v4.jsonl.zstd"
+    path.write_bytes(zstd.compress_frames([lines[0], body[:cut]]))
+    session = workbench.load(path, follow=True)
+    assert len(session) == 2 and session.defects == []
+    with open(path, "ab") as f:
+        f.write(zstd.compress_frames([body[cut:]]))
+    assert session.refresh().added == len(lines) - 3
+    fresh = workbench.load(path)
+    assert fresh.defects == [] and session.events_df().equals(fresh.events_df())
