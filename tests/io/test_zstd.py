@@ -205,6 +205,25 @@ def test_after_a_structure_problem_a_frame_that_fails_ends_the_prefix_and_is_nam
     assert [e["seq"] for e in result.log.events] == [0]
 
 
+def test_after_a_structure_problem_a_row_that_ends_the_prefix_is_named() -> None:
+    """An unparsable row with a committed ``turn/end`` after it (fatal on its own) before the
+    structure problem: the prefix ends before it, and both are defects, the scan's first."""
+    broken = EVENTS[0] + b"{broken\n" + EVENTS[3].replace(b'"seq":3', b'"seq":1')
+    data = log(broken)
+    alone = scan_bytes(data, name="session.v4.jsonl.zstd")
+    assert [d.rule for d in alone.log.defects] == ["unparsable_committed"]
+    result = scan_bytes(data + b"JUNK", name="session.v4.jsonl.zstd")
+    assert [d.rule for d in result.log.defects] == ["zstd_structure", "unparsable_committed"]
+    assert [e["seq"] for e in result.log.events] == [0]
+
+
+def test_a_structure_problem_in_the_first_frame_is_one_defect() -> None:
+    """No complete frame at all: the structure problem says it (not also "no header")."""
+    result = scan_bytes(zstd.MAGIC_BYTES + b"\x0c\x00\x00", name="session.v4.jsonl.zstd")
+    assert [d.rule for d in result.log.defects] == ["zstd_structure"]
+    assert result.log.header is None and len(result.log.events) == 0
+
+
 def test_empty_zstd_file_has_no_header() -> None:
     result = scan_bytes(b"", name="session.v4.jsonl.zstd")
     assert result.fatal.kind == "header_missing"

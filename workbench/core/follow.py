@@ -26,7 +26,7 @@ from workbench.core.load import Feeder, LoadReport, _evaluate, _Pipeline
 from workbench.io import zstd
 from workbench.io.header import HEADER_MISSING, HeaderResult
 from workbench.io.model import Log
-from workbench.io.read_zstd import RUN_BYTES, decode_segment, fail_frame
+from workbench.io.read_zstd import RUN_BYTES, decode_segment
 from workbench.io.reader import Reader, finish_v4, paused_gc
 from workbench.io.scan import IssueError, ScanIssue
 from workbench.io.sources import FileSource, FrameSource
@@ -152,7 +152,7 @@ class LiveLog:
                 first = zstd.decode_frame(frame, start)
                 zstd.assert_header_frame(first)
             except IssueError as exc:
-                fail_frame(reader, exc.issue)
+                reader.fail(exc.issue)
                 self.ended = True
                 return None
             self._source = FrameSource(FileSource(self.path), self._starts, self._ends, None, decode_segment)
@@ -179,7 +179,7 @@ class LiveLog:
                 if not self._run(pending) or reader.scanner.stopped:
                     self.ended = True
                     return None
-                fail_frame(reader, problem)
+                reader.fail(problem)
                 self.ended = True
                 return None
             self._starts.append(start)

@@ -15,7 +15,7 @@ from typing import Any
 
 from workbench.io import zstd
 from workbench.io.model import Defect
-from workbench.io.reader import Reader, ReadResult, defect, finish_v4
+from workbench.io.reader import Reader, ReadResult, finish_v4
 from workbench.io.scan import IssueError, ScanIssue
 from workbench.io.sources import FrameSource
 
@@ -28,23 +28,15 @@ def decode_segment(data: bytes, start: int, torn: bool) -> bytes:
     return zstd.decode_torn_prefix(data) if torn else zstd.decode_frame(data, start)
 
 
-def fail_frame(reader: Reader, issue: ScanIssue) -> None:
-    """`reader.fail` for a problem of the frames; after the scan's structure problem (the failure
-    already: the reference scans before it decodes) it is named too, as it ends the prefix."""
-    if reader.fatal is not None and reader.fatal.kind == "zstd_structure":
-        reader.defects.append(defect(issue, reader.name))
-    reader.fail(issue)
-
-
 def scan_zstd(reader: Reader, data: bytes | memoryview, compressed: Any, path: str) -> ReadResult:
     byte_length = len(data)
     scan = zstd.scan_frames(data)
     if scan.issue is not None:   # the reference's first error (its scan runs before any decoding);
         reader.fail(scan.issue)  # the complete frames before it are still read: the prefix
-
     count = len(scan)
-    if not count:
-        reader.fail(ScanIssue("header_missing", "empty or header-less Zstandard session log", line=0))
+    if not count:   # no frame at all: a structure problem at byte 0 says it
+        if scan.issue is None:
+            reader.fail(ScanIssue("header_missing", "empty or header-less Zstandard session log", line=0))
         return reader.build(path, "zstd", byte_length)
     torn = None if scan.torn_start is None else (scan.torn_start, byte_length)
     source = FrameSource(compressed, scan.starts, scan.ends, torn, decode_segment)
@@ -53,7 +45,7 @@ def scan_zstd(reader: Reader, data: bytes | memoryview, compressed: Any, path: s
         first = zstd.decode_frame(data[starts[0]:ends[0]], starts[0])
         zstd.assert_header_frame(first)
     except IssueError as exc:
-        fail_frame(reader, exc.issue)
+        reader.fail(exc.issue)
         return reader.build(path, "zstd", byte_length)
     if not reader.start(first, source):
         return reader.build(path, "zstd", byte_length)
@@ -89,7 +81,7 @@ def scan_zstd(reader: Reader, data: bytes | memoryview, compressed: Any, path: s
             scan_pending(index)
             if scanner.stopped:
                 break
-            fail_frame(reader, problem)
+            reader.fail(problem)
             return reader.build(path, "zstd", byte_length)
         pending.append(plaintext)
         pending_bytes += len(plaintext)
@@ -102,7 +94,7 @@ def scan_zstd(reader: Reader, data: bytes | memoryview, compressed: Any, path: s
     if not reader.end_scan():
         return reader.build(path, "zstd", byte_length)
     if scanner.pending_bytes:  # the complete frames end inside a record (after an issue too)
-        fail_frame(reader, ScanIssue("zstd_torn_record_in_complete_frame",
+        reader.fail(ScanIssue("zstd_torn_record_in_complete_frame",
                               "corrupt Zstandard session log: complete frame contains a torn JSONL record",
                               byte_offset=starts[count - 1], frame=count))
         return reader.build(path, "zstd", byte_length)
@@ -129,4 +121,4 @@ def scan_zstd(reader: Reader, data: bytes | memoryview, compressed: Any, path: s
     return result
 
 
-__all__ = ["RUN_BYTES", "decode_segment", "fail_frame", "scan_zstd"]
+__all__ = ["RUN_BYTES", "decode_segment", "scan_zstd"]

@@ -3,7 +3,8 @@
 `Reader` holds what a scan has found so far (header, row codec, event store, defects, the first
 fatal issue) and builds the `ReadResult` (a `Log` plus the reference-level outcome) when the scan
 ends; an `Observer` (the loader's pipeline) sees the header and every accepted line's events
-while the scan runs. Invariants: the first fatal issue is kept and later ones are ignored; every
+while the scan runs. Invariants: the first fatal issue is kept and later ones are ignored (after
+a zstd structure problem they are named too, `Reader.fail`); every
 issue becomes a `Defect` numbered as the reference's messages number lines (the header is line
 0); nothing here raises for a damaged log. Scans run with the cyclic GC paused (`paused_gc`).
 """
@@ -80,9 +81,14 @@ class Reader:
         self._accept: Callable[[list], None] | None = None
 
     def fail(self, issue: ScanIssue) -> None:
+        """Record `issue` as the first fatal one; a later one is ignored, unless the first is a
+        zstd structure problem: the reference scans the frames before it decodes them, so that
+        one is the failure, and what ends the readable prefix before it is named after it."""
         if self.fatal is None:
             self.fatal = issue
             self.issues.append(issue)
+            self.defects.append(defect(issue, self.name))
+        elif self.fatal.kind == "zstd_structure" and issue is not self.fatal:
             self.defects.append(defect(issue, self.name))
 
     def start(self, record: bytes, source: Any) -> bool:
