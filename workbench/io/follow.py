@@ -59,10 +59,14 @@ class Growth:
 
     records: bytes | list[tuple[int, int, bytes]] = b""
     reset: str | None = None
-    error: str | None = None
     pending: int = 0
     appended: int = 0
     issue: ScanIssue | None = None
+
+    @property
+    def error(self) -> str | None:
+        """The framing problem's message (None: none)."""
+        return None if self.issue is None else self.issue.message
 
     @property
     def empty(self) -> bool:
@@ -215,16 +219,14 @@ class LogTail:
         if issue is not None:
             self.stopped = issue.message
         if not len(scan):
-            return Growth(pending=len(pending), error=None if issue is None else issue.message,
-                          issue=issue)
+            return Growth(pending=len(pending), issue=issue)
         base = self.position
         data = bytes(pending)
         frames = [(base + s, base + e, data[s:e]) for s, e in zip(scan.starts, scan.ends)]
         cut = scan.ends[-1]
         del pending[:cut]
         self.position += cut
-        return Growth(records=frames, pending=len(pending), appended=cut,
-                      error=None if issue is None else issue.message, issue=issue)
+        return Growth(records=frames, pending=len(pending), appended=cut, issue=issue)
 
 
 

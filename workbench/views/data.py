@@ -152,6 +152,12 @@ def _ints(series: pd.Series, missing: int = -1) -> np.ndarray:
     return series.astype("Int64").to_numpy(dtype=np.int64, na_value=missing)
 
 
+def _token_count(value: Any) -> int | None:
+    """A logged window or maxTokens as a count of tokens: a positive finite JSON number (not a
+    boolean; Infinity, as JavaScript reads ``1e400``, is none)."""
+    return int(value) if type(value) in (int, float) and 0 < value < math.inf else None
+
+
 class ViewData:
     """Per-seq arrays, brackets, attempts and navigation targets of one session."""
 
@@ -319,8 +325,8 @@ class ViewData:
         for seq in self.session.index.seq_of_type("request/context")[::-1]:
             data = self.session.events[int(seq)].get("data")
             window = data.get("contextWindow") if isinstance(data, dict) else None
-            if type(window) in (int, float) and 0 < window < math.inf:   # Infinity: no number of tokens
-                return int(window)
+            if (count := _token_count(window)) is not None:
+                return count
         return None
 
     @cached_property
@@ -331,8 +337,8 @@ class ViewData:
             header = data.get("header") if isinstance(data, dict) else None
             config = header.get("config") if isinstance(header, dict) else None
             value = config.get("maxTokens") if isinstance(config, dict) else None
-            if type(value) in (int, float) and 0 < value < math.inf:   # Infinity: no number of tokens
-                return int(value)
+            if (count := _token_count(value)) is not None:
+                return count
         return None
 
     @cached_property
