@@ -66,6 +66,27 @@ def test_numbers_past_the_safe_range_compare_as_doubles():
     assert deep_equal({"n": loads("99999999999999999")}, {"n": 1e17})
     assert not deep_equal(loads("9007199254740991"), loads("9007199254740990"))
     assert not deep_equal(1, True)
+    assert deep_equal([2**53, 2**64], [2**53 + 1, 2**64 + 1])
+    assert deep_equal([1, 2], [1.0, 2]) and not deep_equal([1, 0], [True, 0])
+    assert not deep_equal([2**53 - 1], [2**53 - 2])
+
+
+_edge_ints = st.sampled_from([0, 1, -1, 2**53 - 2, 2**53 - 1, 2**53, 2**53 + 1, -(2**53 - 1),
+                              -(2**53), -(2**53) - 1, 2**64, 2**64 + 1])
+_list_items = _edge_ints | st.integers(-5, 5) | st.booleans() | st.sampled_from([0.0, 1.0, 2.0**53])
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(_list_items, max_size=5), st.data())
+def test_lists_compare_as_their_items_do(a, data):
+    """The list shortcut (plain safe ints by Python's ==) is the item-by-item definition."""
+    b = [data.draw(st.sampled_from([x, x + 1, x - 1, float(x), _list_items]))
+         if type(x) is int else x for x in a]
+    b = [data.draw(x) if isinstance(x, st.SearchStrategy) else x for x in b]
+    b = data.draw(st.sampled_from([b, b + [0], a]))
+    expected = len(a) == len(b) and all(deep_equal(x, y) for x, y in zip(a, b))
+    assert deep_equal(a, b) == expected
+    assert deep_equal(a, list(a))
 
 
 _scalars = (st.none() | st.booleans() | st.integers(min_value=-2**70, max_value=2**70)

@@ -39,7 +39,7 @@ from types import MappingProxyType
 
 import numpy as np
 
-from workbench.core.log_pass import LogPass, Passed, clamped
+from workbench.core.log_pass import LogPass, Passed
 from workbench.core.surface import SurfaceFold
 from workbench.core.surface_arrays import SurfaceArrays
 from workbench.io.generations import rules_for
@@ -235,7 +235,7 @@ class AnalysedLog:
     @cached_property
     def compactions(self) -> Compactions:
         """Compaction attempts and prunes (`workbench.core.compaction.brackets`)."""
-        from workbench.core.compaction.brackets import compactions, price_cache
+        from workbench.core.compaction.brackets import NodePrices, compactions, price_cache
         if not self._rode and "passed" not in self.__dict__ and self._fold is not None:
             # no pass rode: the bracket scan reads types from the store's index and parses
             # only the events it acts on, priced when asked (no pass for it)
@@ -244,7 +244,7 @@ class AnalysedLog:
         passed = self.passed
         facts = passed.facts if passed.facts.count == len(self) else None
         return compactions(self.events, version=self.version, timeline=self.timeline,
-                           price=clamped(passed.prices), facts=facts)
+                           price=NodePrices(column=passed.prices), facts=facts)
 
     @cached_property
     def audit(self) -> AuditReport:

@@ -46,7 +46,7 @@ from typing import Any
 
 import numpy as np
 
-from workbench.core.compaction.brackets import Compactions, compactions, price_cache
+from workbench.core.compaction.brackets import Compactions, NodePrices, compactions, price_cache
 from workbench.core.compaction.eventfacts import EventFacts
 from workbench.core.compaction.textscan import TextScan
 from workbench.core.index import LogIndex
@@ -225,14 +225,6 @@ def fold_compactions(events: Sequence[Mapping[str, Any]], *, version: int) -> Co
                            price=price_cache(events, version=version))
     passed = done.finish(events)
     return compactions(events, version=version, timeline=passed.timeline,
-                       price=clamped(passed.prices), facts=passed.facts)
+                       price=NodePrices(column=passed.prices), facts=passed.facts)
 
 
-def clamped(prices: Any) -> Callable[[int], int]:
-    """`price(seq)` of a per-seq price array (-1 for log-only types reads 0)."""
-    item = prices.item if hasattr(prices, "item") else prices.__getitem__
-
-    def price(seq: int) -> int:
-        value = item(seq)
-        return value if value > 0 else 0
-    return price

@@ -352,13 +352,26 @@ def deep_equal(a: Any, b: Any) -> bool:
     if type(a) is str or type(b) is str:
         return a == b if type(a) is str and type(b) is str else False
     if isinstance(a, list) or isinstance(b, list):
-        return (isinstance(a, list) and isinstance(b, list) and len(a) == len(b)
-                and all(deep_equal(x, y) for x, y in zip(a, b)))
+        if not (isinstance(a, list) and isinstance(b, list) and len(a) == len(b)):
+            return False
+        if _safe_ints(a) and _safe_ints(b):   # exact doubles: Python's == is the JS one
+            return a == b
+        return all(deep_equal(x, y) for x, y in zip(a, b))
     if isinstance(a, dict) and isinstance(b, dict):
         return len(a) == len(b) and all(k in b and deep_equal(v, b[k]) for k, v in a.items())
     if type(a) is Deep or type(b) is Deep:
         return type(a) is type(b) and stringify(a) == stringify(b)
     return False
+
+
+def _safe_ints(items: list) -> bool:
+    """Whether every item is an `int` (not a bool) within ±(2**53 - 1): numbers JavaScript holds
+    exactly, so two such lists are deep-equal exactly when Python's `==` says so."""
+    if not items:
+        return True
+    if set(map(type, items)) != {int}:
+        return False
+    return -MAX_SAFE_INTEGER <= min(items) and max(items) <= MAX_SAFE_INTEGER
 
 
 def js_str(value: Any) -> str:

@@ -334,7 +334,7 @@ def _audit(events: Sequence[Mapping[str, Any]], version: int, meta: Mapping[str,
     audits = []
     rows = zip(found.records, hidden_sets, _around(found, attempts))
     for index, (record, hidden, (before, after)) in enumerate(rows):
-        computed = None if hidden is None else sum(price(s) for s in hidden)
+        computed = None if hidden is None else price.total(hidden)
         added = (record.replacement_tokens if record.replacement_seq is not None
                  else record.framed_summary_tokens)
         checks = compaction_checks(record, events, timeline, price, version=version,

@@ -127,7 +127,7 @@ def _span(surface: np.ndarray, start: Any, end: Any) -> tuple[int, ...]:
 
 
 def _record(attempt: _Open, events: Sequence[Mapping[str, Any]], timeline: SurfaceTimeline,
-            price: Callable[[int], int], version: int) -> CompactionRecord:
+            price: NodePrices, version: int) -> CompactionRecord:
     start = events[attempt.start_seq]
     start_data = _data(start)
     fields: dict[str, Any] = {}
@@ -152,7 +152,7 @@ def _record(attempt: _Open, events: Sequence[Mapping[str, Any]], timeline: Surfa
             summary=summary_data.get("summary"), logged_range=rng,
             logged_shadowed_seqs=tuple(seqs) if isinstance(seqs, list) else None,
             logged_shadowed_tokens=summary_data.get("shadowedTokenCount"),
-            span_seqs=span, span_tokens=sum(price(s) for s in span),
+            span_seqs=span, span_tokens=price.total(span),
             framed_summary_tokens=framed_summary_tokens(summary_data.get("summary"),
                                                         version=version))
     if attempt.replacement_seq is not None:
@@ -168,7 +168,7 @@ def _record(attempt: _Open, events: Sequence[Mapping[str, Any]], timeline: Surfa
         landed = timeline.replacement_by_seq.get(attempt.replacement_seq)
         if landed is not None:
             fields.update(fold_shadowed_seqs=landed.shadowed,
-                          fold_tokens=sum(price(s) for s in landed.shadowed))
+                          fold_tokens=price.total(landed.shadowed))
     return CompactionRecord(
         compaction_id=attempt.compaction_id, owner=start_data.get("turn"),
         source_command_id=start_data.get("sourceCommandId", ABSENT),
@@ -185,14 +185,47 @@ class Compactions:
     records: tuple[CompactionRecord, ...]
     prunes: tuple[PruneRecord, ...]
     timeline: SurfaceTimeline
-    price: Callable[[int], int]
+    price: NodePrices
     facts: EventFacts | None = None
     """What the audit reads, when collected during the fold (`eventfacts`)."""
     scan: BracketScan | None = None
     """Pass 1's state after the last event, when it scanned every seq (`extend_compactions`)."""
 
 
-def price_cache(events: Sequence[Mapping[str, Any]], *, version: int) -> Callable[[int], int]:
+class NodePrices:
+    """The heuristic node price by seq as the records and the audit read it: `prices(seq)`, and
+    `prices.total(seqs)`, the sum over `seqs`. Made of a per-seq price column (`column`: -1 for
+    a log-only type, read as 0; `total` is one numpy sum, indexing as `column[seq]` does) or of
+    a function of one seq (`each`; `total` adds its values one by one)."""
+
+    __slots__ = ("column", "each")
+
+    def __init__(self, *, column: Any = None, each: Callable[[int], int] | None = None) -> None:
+        self.column = None if column is None else np.asarray(column, dtype=np.int64)
+        self.each = each
+
+    def __call__(self, seq: int) -> int:
+        if self.column is None:
+            return self.each(seq)  # type: ignore[misc]
+        value = self.column.item(seq)
+        return value if value > 0 else 0
+
+    def total(self, seqs: Sequence[int]) -> int:
+        column = self.column
+        if column is None:
+            each = self.each
+            return sum(each(s) for s in seqs)  # type: ignore[misc]
+        if not len(seqs):
+            return 0
+        return int(np.maximum(column[np.asarray(seqs, dtype=np.int64)], 0).sum())
+
+
+def node_prices(price: Callable[[int], int]) -> NodePrices:
+    """`price` as `NodePrices` (a function of one seq is wrapped)."""
+    return price if type(price) is NodePrices else NodePrices(each=price)
+
+
+def price_cache(events: Sequence[Mapping[str, Any]], *, version: int) -> NodePrices:
     """Heuristic node price by seq, computed once per seq."""
     cache: dict[int, int] = {}
 
@@ -201,7 +234,7 @@ def price_cache(events: Sequence[Mapping[str, Any]], *, version: int) -> Callabl
         if value is None:
             value = cache[seq] = node_price(events[seq], version=version)
         return value
-    return price
+    return NodePrices(each=price)
 
 
 def compactions(events: Sequence[Mapping[str, Any]], *, version: int,
@@ -219,8 +252,7 @@ def compactions(events: Sequence[Mapping[str, Any]], *, version: int,
         return fold_compactions(events, version=version)
     if timeline is None:
         timeline = SurfaceTimeline(events, version=version)
-    if price is None:
-        price = price_cache(events, version=version)
+    price = price_cache(events, version=version) if price is None else node_prices(price)
     candidates = set(timeline.replacement_by_seq)
     candidates.update(e.seq for e in timeline.errors if isinstance(e.seq, int))
     marked = None
@@ -241,7 +273,7 @@ def extend_compactions(found: Compactions, events: Sequence[Mapping[str, Any]], 
     seq), records of the attempts and prunes that were final are kept, the others are made
     again. Equal to `compactions(events, ...)`. None when `found` cannot be extended (not of a
     prefix of `events`): build it again."""
-    scan = found.scan
+    scan, price = found.scan, node_prices(price)
     if scan is None or scan.version != version or scan.scanned > len(events):
         return None
     final = {id(a): r for a, r in zip(scan.attempts, found.records)
