@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Sequence
-from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 from workbench.io.jsjson import ABSENT, js_str
@@ -21,6 +20,7 @@ from workbench.report.limits import MAX_DETAILS, MAX_HIDDEN_ROWS, MAX_SUMMARY_CH
 from workbench.report.quality import citation_facts
 from workbench.views.data import view_data
 from workbench.views.html import SurfaceRow, escape, shorten, surface_table_html
+from workbench.views.payload import utc_moment
 from workbench.views.palette import STATUS_COLORS, STATUS_MEANING, status_name
 
 if TYPE_CHECKING:
@@ -36,9 +36,8 @@ def kv_table(rows: Iterable[tuple[str, str]]) -> str:
 
 
 def _time(ms: Any) -> str | None:
-    if type(ms) not in (int, float) or ms != ms or abs(ms) > 8.64e15:
-        return None
-    return datetime.fromtimestamp(ms / 1000, tz=timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+    moment = utc_moment(ms)
+    return None if moment is None else moment.strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
 def _duration(ms: float) -> str:

@@ -8,11 +8,11 @@ workbench switches together and stays aligned."""
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import plotly.graph_objects as go
 
 from workbench.errors import InvalidArgument
 from workbench.views.figures import CURSOR_SHAPE, band_path, band_spans
+from workbench.views.payload import utc_moment
 from workbench.views.plotly_widget import figure_widget
 from workbench.views.state import Panel, StepState
 
@@ -72,8 +72,8 @@ class FigurePanel(Panel):
             out = values.tolist()
         else:
             ms = seq_times(np.where(gap, 0, values), self.times_ms)
-            out = [t.isoformat() for t in pd.to_datetime(ms, unit="ms", utc=True)
-                   .tz_localize(None)]
+            moments = (utc_moment(t) for t in np.asarray(ms, dtype=np.float64).tolist())
+            out = [None if m is None else m.replace(tzinfo=None).isoformat() for m in moments]
         for i in np.flatnonzero(gap):
             out[i] = None
         return out

@@ -35,11 +35,24 @@ FOLD_INTS = 8
 """Ascending integer lists longer than this fold into ranges (the raw list one click away)."""
 
 
+_MOMENT_MS = (-62_135_596_800_000, 253_402_300_799_000)
+"""Epoch milliseconds a `datetime` holds: years 1 to 9999 (JavaScript's dates reach ±8.64e15 ms,
+pandas' nanosecond timestamps only years 1677 to 2262)."""
+
+
+def utc_moment(ms: Any) -> datetime | None:
+    """The UTC moment of epoch milliseconds; None for a value that is no number or a moment
+    outside `_MOMENT_MS` (a log may hold any number as a time)."""
+    if type(ms) not in (int, float) or not _MOMENT_MS[0] <= ms <= _MOMENT_MS[1]:
+        return None   # NaN fails the comparison too
+    return datetime.fromtimestamp(ms / 1000, tz=timezone.utc)
+
+
 def utc_text(ms: Any) -> str | None:
     """``2026-11-30 04:50:27.165 UTC`` for epoch milliseconds (None: not a plausible time)."""
-    if type(ms) not in (int, float) or ms != ms or not 0 < ms < 8.64e15:
+    moment = utc_moment(ms) if type(ms) in (int, float) and ms > 0 else None
+    if moment is None:
         return None
-    moment = datetime.fromtimestamp(ms / 1000, tz=timezone.utc)
     return moment.strftime("%Y-%m-%d %H:%M:%S.") + f"{moment.microsecond // 1000:03d} UTC"
 
 
