@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from workbench.errors import WorkbenchError
+from workbench.io.output import same_file
 
 EXIT_OK, EXIT_FINDINGS, EXIT_UNUSABLE = 0, 1, 2
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
@@ -132,7 +133,7 @@ def check_output(path: str | os.PathLike, *, inputs: tuple[str | os.PathLike, ..
     target = Path(path)
     if target.exists():
         for source in inputs:
-            if Path(source).exists() and target.resolve() == Path(source).resolve():
+            if same_file(source, target):
                 return f"{target}: refusing to write over the input log"
         if directory and not target.is_dir():
             return f"{target}: exists and is not a directory"

@@ -15,11 +15,18 @@ import os
 import sys
 from typing import Any
 
-from workbench.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_UNUSABLE, load_or_exit, say
+from workbench.cli.common import (
+    EXIT_FINDINGS,
+    EXIT_OK,
+    EXIT_UNUSABLE,
+    load_or_exit,
+    say,
+)
 from workbench.core.migration import migrated
 from workbench.errors import MigrationRefused
 from workbench.io.generations import CURRENT
 from workbench.io.jsjson import stringify
+from workbench.io.output import not_replaceable, same_file, write_replacing
 
 
 def register(subparsers: Any) -> None:
@@ -36,12 +43,12 @@ def register(subparsers: Any) -> None:
 
 def _write(path: str, lines: list[str], source: str) -> None:
     target = os.path.realpath(path)
-    if os.path.exists(source) and os.path.realpath(source) == target:
+    if same_file(source, target):
         raise MigrationRefused(f"refusing to write over the input log {source}")
-    tmp = f"{target}.{os.getpid()}.tmp-workbench"
-    with open(tmp, "w", encoding="utf-8", errors="surrogatepass", newline="\n") as fh:
-        fh.writelines(line + "\n" for line in lines)
-    os.replace(tmp, target)
+    problem = not_replaceable(target)
+    if problem is not None:
+        raise MigrationRefused(problem)
+    write_replacing(target, "".join(line + "\n" for line in lines).encode("utf-8", "surrogatepass"))
 
 
 def run(args: Any) -> int:

@@ -62,14 +62,18 @@ def run(args: argparse.Namespace) -> int:
         say("probes", args.output, exc.strerror or exc)
         return EXIT_UNUSABLE
     try:
-        for sample in samples:
-            out.write(json.dumps(sample, ensure_ascii=False) + "\n")
-            count += 1
-            kind = sample["metadata"]["kind"]
-            kinds[kind] = kinds.get(kind, 0) + 1
-    finally:
-        if out is not sys.stdout:
-            out.close()
+        try:
+            for sample in samples:
+                out.write(json.dumps(sample, ensure_ascii=False) + "\n")
+                count += 1
+                kind = sample["metadata"]["kind"]
+                kinds[kind] = kinds.get(kind, 0) + 1
+        finally:
+            if out is not sys.stdout:
+                out.close()
+    except OSError as exc:   # a full disk, a closed pipe: no sample file, one line
+        say("probes", args.output or "stdout", f"cannot write: {exc.strerror or exc}")
+        return EXIT_UNUSABLE
     summary = {"path": args.path, "output": args.output, "samples": count,
                "compactions": len(quality.citations), "by_kind": kinds}
     if args.json:

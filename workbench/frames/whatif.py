@@ -21,6 +21,7 @@ from workbench.core.whatif.edits import compact, replace_summary
 from workbench.core.whatif.replay import Replay
 from workbench.core.whatif.summarizers import resolve
 from workbench.io.jsjson import stringify
+from workbench.io.output import not_replaceable, same_file, write_replacing
 
 SessionLike = Any
 """A `workbench.session.Session` (the frames layer never imports it: `tests/test_layering.py`)."""
@@ -38,18 +39,18 @@ def write_session(session: SessionLike, path: str | os.PathLike) -> str:
     Refuses to write over the file the session (or the session it branched from) was read from."""
     target = os.path.realpath(os.fspath(path))
     for source in (session.path, getattr(session, "branched_from", None)):
-        if source and os.path.exists(source) and os.path.realpath(source) == target:
+        if source and same_file(source, target):
             raise WhatIfError(f"refusing to write over the input log {source}")
+    problem = not_replaceable(target)
+    if problem is not None:
+        raise WhatIfError(problem)
     data = getattr(session, "log_bytes", None) or log_bytes(session.log.header, session.events)
     if target.endswith(".zstd"):
         import zstandard
         first, _, rest = data.partition(b"\n")
         cctx = zstandard.ZstdCompressor(level=3, write_checksum=True, write_content_size=False)
         data = cctx.compress(first + b"\n") + (cctx.compress(rest) if rest else b"")
-    tmp = target + ".tmp-workbench"
-    with open(tmp, "wb") as fh:
-        fh.write(data)
-    os.replace(tmp, target)
+    write_replacing(target, data)
     return target
 
 
