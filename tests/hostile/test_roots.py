@@ -116,3 +116,29 @@ def test_a_huge_session_id_is_shortened_in_listings(tmp_path, capsys):
     out = capsys.readouterr()
     assert max(len(line) for line in (out.out + out.err).splitlines()) < 5_000
     assert "3000008 chars" in out.out
+
+
+@pytest.mark.parametrize("odd", ["empty-id", "link-loop", "fifo"])
+def test_one_odd_session_never_hides_the_others(tmp_path, odd, capsys):
+    """A header id of "" (it maps to no directory), a log that is a symbolic link to itself
+    and a FIFO log: listed, skipped or noted; `info`, `export` and `load_sessions` read the rest."""
+    import workbench
+    project = tmp_path / "root" / "--work-demo--"
+    good = project / encode_segment("session-good")
+    good.mkdir(parents=True)
+    tour_script(4, session_id="session-good").write(good / "session.v4.jsonl")
+    other = project / "session-odd"
+    other.mkdir()
+    target = other / "session.v4.jsonl"
+    if odd == "empty-id":
+        tour_script(4, session_id="").write(target)
+    elif odd == "link-loop":
+        target.symlink_to(target.name)
+    else:
+        os.mkfifo(target)
+    root = str(tmp_path / "root")
+    assert main(["info", root]) in (0, 1)
+    assert main(["export", root, "-o", str(tmp_path / "store")]) in (0, 1)
+    frames = workbench.load_sessions(root)
+    assert "internal error" not in capsys.readouterr().err
+    assert frames.sessions["session_id"].astype("string").eq("session-good").any()

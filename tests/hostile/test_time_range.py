@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import workbench
-from tests.tour_script import tour_script
+from tour_script import tour_script
 from workbench.cli.main import main
 from workbench.views import Workbench
 from workbench.views.payload import utc_moment, utc_text

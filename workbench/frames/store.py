@@ -46,6 +46,7 @@ import hashlib
 import json
 import os
 import shutil
+import stat
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -138,8 +139,14 @@ def _table(df: pd.DataFrame, key: str, ident: str, schema: pa.Schema) -> pa.Tabl
 
 
 def _file_facts(path: str) -> tuple[int, int, str]:
-    """(size, mtime_ns, blake2b of those bytes) of the log, read in bounded chunks."""
-    st = os.stat(path)
+    """(size, mtime_ns, blake2b of those bytes) of the log, read in bounded chunks; a path that
+    cannot be statted or is not a regular file (a link loop, a FIFO) is never opened: no digest."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return 0, 0, ""
+    if not stat.S_ISREG(st.st_mode):
+        return st.st_size, st.st_mtime_ns, ""
     digest = hashlib.blake2b(digest_size=16)
     left = st.st_size
     with open(path, "rb") as fh:

@@ -210,13 +210,23 @@ def special_file(path: str | os.PathLike) -> str | None:
     """What `path` is when it exists but is not a regular file (``"a FIFO"``, ...), else None."""
     try:
         mode = os.stat(path).st_mode
-    except OSError:
+    except FileNotFoundError:
         return None
+    except OSError as exc:   # a symbolic link loop, a name too long, ...: never opened either
+        return f"unreadable ({exc.strerror or exc})"
     if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
         return None
     kinds = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
              (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
     return next((name for test, name in kinds if test(mode)), "not a regular file")
+
+
+def _is_file(entry: os.DirEntry) -> bool:
+    """`entry.is_file()`, False where the entry cannot be read (a symbolic link loop)."""
+    try:
+        return entry.is_file()
+    except OSError:
+        return False
 
 
 def _not_regular(entry: os.DirEntry) -> SessionRef | None:
@@ -232,7 +242,7 @@ def _session_in_dir(directory: Path, entries: list[os.DirEntry]) -> SessionRef |
     special: list[SessionRef] = []
     for entry in entries:
         generation = canonical_generation(entry.name)
-        if generation is not None and entry.is_file() and special_file(entry.path) is None:
+        if generation is not None and _is_file(entry) and special_file(entry.path) is None:
             found.append((generation, entry.name.endswith(".zstd"), Path(entry.path)))
         elif generation is not None and (odd := _not_regular(entry)) is not None:
             special.append(odd)
@@ -249,7 +259,9 @@ def _session_in_dir(directory: Path, entries: list[os.DirEntry]) -> SessionRef |
     project = parent if (parent.startswith("--") and parent.endswith("--")) or \
         parent == "_no-cwd" else None
     ref = describe(path, generation=generation, project_dir=project)
-    if ref.session_id is not None and encode_segment(ref.session_id) != directory.name:
+    if ref.session_id == "":
+        notes.append(f"header id is empty: it maps to no directory, not {directory.name!r}")
+    elif ref.session_id is not None and encode_segment(ref.session_id) != directory.name:
         notes.append(f"header id {ref.session_id!r} does not map to directory {directory.name!r}")
     if project is not None and ref.header_error is None and ref.cwd != "":
         expected = project_dir_name(ref.cwd)
@@ -310,7 +322,7 @@ def _walk(root: Path) -> list[SessionRef]:
                 odd = _not_regular(entry)
                 if odd is not None:
                     refs.append(odd)
-                elif entry.is_file():
+                elif _is_file(entry):
                     loose = describe(Path(entry.path))
                     if loose.header_error is None or loose.session_id is not None:
                         refs.append(loose)
@@ -387,7 +399,10 @@ def find_sessions(root: str | os.PathLike | Iterable[str | os.PathLike]) -> list
         else:
             raise LogUnreadable(f"{path}: no such file or directory")
         for ref in found:
-            key = ref.path.resolve()
+            try:
+                key = ref.path.resolve()
+            except (OSError, RuntimeError):   # a symbolic link loop (3.11 raises RuntimeError)
+                key = ref.path.absolute()
             if key not in seen:
                 seen.add(key)
                 refs.append(ref)
