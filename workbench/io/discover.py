@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import os
 import re
-import stat
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -38,7 +37,6 @@ from typing import Any, Literal
 import zstandard
 
 from workbench.errors import InvalidArgument, LogUnreadable
-from workbench.io.layout import canonical_generation, encode_segment, project_dir_name
 from workbench.io.jsjson import (
     JSONError,
     is_nonneg_safe_int,
@@ -46,6 +44,8 @@ from workbench.io.jsjson import (
     is_safe_int,
     loads,
 )
+from workbench.io.layout import canonical_generation, encode_segment, project_dir_name
+from workbench.io.output import entry_is_file, special_file
 
 HEADER_LIMIT = 1 << 20
 """Most plaintext bytes read to find the header line (a real header is a few hundred bytes)."""
@@ -206,29 +206,6 @@ def _skipped(path: Path, why: str) -> SessionRef:
                       header_error=why, skipped=why)
 
 
-def special_file(path: str | os.PathLike) -> str | None:
-    """What `path` is when it exists but is not a regular file (``"a FIFO"``, ...), else None."""
-    try:
-        mode = os.stat(path).st_mode
-    except FileNotFoundError:
-        return None
-    except OSError as exc:   # a symbolic link loop, a name too long, ...: never opened either
-        return f"unreadable ({exc.strerror or exc})"
-    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
-        return None
-    kinds = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
-             (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
-    return next((name for test, name in kinds if test(mode)), "not a regular file")
-
-
-def _is_file(entry: os.DirEntry) -> bool:
-    """`entry.is_file()`, False where the entry cannot be read (a symbolic link loop)."""
-    try:
-        return entry.is_file()
-    except OSError:
-        return False
-
-
 def _not_regular(entry: os.DirEntry) -> SessionRef | None:
     kind = special_file(entry.path)
     if kind is None:
@@ -242,7 +219,7 @@ def _session_in_dir(directory: Path, entries: list[os.DirEntry]) -> SessionRef |
     special: list[SessionRef] = []
     for entry in entries:
         generation = canonical_generation(entry.name)
-        if generation is not None and _is_file(entry) and special_file(entry.path) is None:
+        if generation is not None and entry_is_file(entry) and special_file(entry.path) is None:
             found.append((generation, entry.name.endswith(".zstd"), Path(entry.path)))
         elif generation is not None and (odd := _not_regular(entry)) is not None:
             special.append(odd)
@@ -322,7 +299,7 @@ def _walk(root: Path) -> list[SessionRef]:
                 odd = _not_regular(entry)
                 if odd is not None:
                     refs.append(odd)
-                elif _is_file(entry):
+                elif entry_is_file(entry):
                     loose = describe(Path(entry.path))
                     if loose.header_error is None or loose.session_id is not None:
                         refs.append(loose)

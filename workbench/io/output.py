@@ -1,4 +1,7 @@
-"""Writing a result file beside the logs it was read from. Layer: io (stdlib only).
+"""What a path on disk is, and writing a result file beside the logs. Layer: io (stdlib only).
+
+`special_file` and `entry_is_file` say what a path is without opening it (a FIFO is never
+opened: a read of one waits for a writer).
 
 Invariants: an input log is never written: a target is the input when it is the same file
 (`same_file`: any path or link to it), not only the same path; a file is replaced only through a
@@ -20,18 +23,32 @@ def same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
     except (OSError, ValueError):
         return False
 
+def special_file(path: str | os.PathLike) -> str | None:
+    """What `path` is when it exists but is not a regular file (``"a FIFO"``, ...), else None."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return None
+    except OSError as exc:   # a symbolic link loop, a name too long, ...: never opened either
+        return f"unreadable ({exc.strerror or exc})"
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return None
+    kinds = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
+             (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+    return next((name for test, name in kinds if test(mode)), "not a regular file")
+
+def entry_is_file(entry: os.DirEntry) -> bool:
+    """`entry.is_file()`, False where the entry cannot be read (a symbolic link loop)."""
+    try:
+        return entry.is_file()
+    except OSError:
+        return False
+
 
 def not_replaceable(target: str | os.PathLike) -> str | None:
     """Why `write_replacing` may not put a file at `target` (None: it may)."""
-    try:
-        mode = os.stat(target).st_mode
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        return f"{os.fspath(target)}: {exc.strerror or exc}"
-    if not stat.S_ISREG(mode):
-        return f"{os.fspath(target)}: exists and is not a regular file"
-    return None
+    kind = special_file(target)
+    return None if kind is None else f"{os.fspath(target)}: {kind}, not a regular file"
 
 
 def write_replacing(target: str | os.PathLike, data: bytes) -> None:
@@ -49,4 +66,4 @@ def write_replacing(target: str | os.PathLike, data: bytes) -> None:
         raise
 
 
-__all__ = ["not_replaceable", "same_file", "write_replacing"]
+__all__ = ["entry_is_file", "not_replaceable", "same_file", "special_file", "write_replacing"]

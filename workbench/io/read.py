@@ -109,7 +109,7 @@ def scan_path(path: str | os.PathLike, *, generation: int | None = None,
     holding no session, or several, is `LogUnreadable`.
     """
     path = log_path(path)
-    from workbench.io.discover import special_file
+    from workbench.io.output import special_file
     kind = special_file(path)
     if kind is not None:  # a FIFO or device could block or never end: never opened
         raise LogUnreadable(f"{path}: {kind}, not a regular file")
