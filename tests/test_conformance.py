@@ -5,7 +5,6 @@ visibly, never passed silently."""
 from __future__ import annotations
 
 import pytest
-
 from conformance import DEFAULT_DIRS, Case, iter_cases, run_case
 
 _DIRS = [d for d in DEFAULT_DIRS if d.is_dir()]

@@ -7,8 +7,15 @@ from __future__ import annotations
 import json
 
 import pytest
-
-from test_in_place_lab import HEIGHT, KILLED, STEP, WIDTHS, _need, _open, _workbench_cells
+from test_in_place_lab import (
+    HEIGHT,
+    KILLED,
+    STEP,
+    WIDTHS,
+    _need,
+    _open,
+    _workbench_cells,
+)
 
 pytestmark = pytest.mark.browser
 

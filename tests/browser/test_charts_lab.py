@@ -8,7 +8,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from test_in_place_lab import STEP, _open, _workbench_cells
 
 pytestmark = pytest.mark.browser

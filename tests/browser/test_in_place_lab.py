@@ -12,7 +12,6 @@ import threading
 from pathlib import Path
 
 import pytest
-
 from test_lab import open_and_run, write_notebook
 
 pytestmark = pytest.mark.browser

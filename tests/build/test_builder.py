@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 import zstandard
+from tour_script import tour_script
 
 from workbench.build import BuildError, LogBuilder
 from workbench.build.shapes import CHECKPOINT_PREAMBLE, PRUNE_MARKER
@@ -14,8 +15,6 @@ from workbench.core.surface import fold_surface
 from workbench.core.tokens.heuristic import node_price
 from workbench.io.jsjson import js_len, loads
 from workbench.io.rows_v0 import decode_storage_record
-
-from tour_script import tour_script
 
 
 def script(version: int, **kw) -> LogBuilder:

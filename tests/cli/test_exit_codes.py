@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-
 from tour_script import tour_script
+
 from workbench.cli.main import main
 
 COMMANDS = ("info", "fold", "audit", "tokens", "report", "export")

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from tour_script import tour_script
 
 import workbench.core.load
-from tour_script import tour_script
 from workbench.cli.main import main
 
 

@@ -11,8 +11,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from workbench.core.compaction.anchors import (
-    KINDS, RULES, Anchor, anchor_keys, extract_anchors, message_texts, schema_words, states,
-    strip_checkpoint, text_anchors)
+    KINDS,
+    RULES,
+    Anchor,
+    anchor_keys,
+    extract_anchors,
+    message_texts,
+    schema_words,
+    states,
+    strip_checkpoint,
+    text_anchors,
+)
 from workbench.core.compaction.brackets import frame_summary
 
 REAL = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "dsh-real-v4"

@@ -18,13 +18,26 @@ from hypothesis import strategies as st
 
 from workbench.build import LogBuilder
 from workbench.core.compaction.audit import (
-    CompactionAudit, _attempt_around, _hidden_set, audit_events, audit_log, loader_protocol)
+    CompactionAudit,
+    _attempt_around,
+    _hidden_set,
+    audit_events,
+    audit_log,
+    loader_protocol,
+)
 from workbench.core.compaction.brackets import compactions, price_cache
-from workbench.core.compaction.eventfacts import EventFacts
 from workbench.core.compaction.checks import compaction_checks
+from workbench.core.compaction.eventfacts import EventFacts
 from workbench.core.compaction.probe import (
-    _FACTS, _PATTERNS, _PLAIN_FACTS, cache_break, lost_probe, message_text,
-    probe_facts, text_facts)
+    _FACTS,
+    _PATTERNS,
+    _PLAIN_FACTS,
+    cache_break,
+    lost_probe,
+    message_text,
+    probe_facts,
+    text_facts,
+)
 from workbench.core.load import evaluate_path, load_log
 from workbench.core.requests import iter_attempts
 from workbench.core.timeline import SurfaceTimeline

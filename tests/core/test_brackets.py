@@ -7,12 +7,25 @@ import pytest
 from compaction_script import Script
 
 from workbench.core.compaction.brackets import (
-    compactions, frame_summary, framed_summary_tokens)
+    compactions,
+    frame_summary,
+    framed_summary_tokens,
+)
 from workbench.core.compaction.entry import inspect_compaction_entry_state
 from workbench.core.compaction.invariant import check_compaction_invariant
-from workbench.core.compaction.pairing import ToolPairing, ToolPairingError, cut_balanced
+from workbench.core.compaction.pairing import (
+    ToolPairing,
+    ToolPairingError,
+    cut_balanced,
+)
 from workbench.core.compaction.pruner import (
-    PRUNE_MARKER, PruneConfig, PruneConfigError, measure_content, prune_content, resolve_config)
+    PRUNE_MARKER,
+    PruneConfig,
+    PruneConfigError,
+    measure_content,
+    prune_content,
+    resolve_config,
+)
 from workbench.core.compaction.selection import select_compactable_range
 from workbench.core.compaction.shapes import bracket_json, error_kind
 

@@ -7,14 +7,13 @@ import random
 from pathlib import Path
 
 import pytest
+from walk_check import assert_walk_matches
 
 from workbench.core.surface import fold_surface
 from workbench.core.timeline import SurfaceTimeline
 from workbench.errors import FoldError
 from workbench.io.generations import rules_for
 from workbench.io.read import read_log
-
-from walk_check import assert_walk_matches
 
 CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"
 FILES = sorted(p for p in CORPUS.rglob("*.jsonl*") if p.is_file()) if CORPUS.is_dir() else []

@@ -20,12 +20,12 @@ from workbench.cli.main import main
 from workbench.core.load import load_bytes, load_log
 from workbench.core.migration import V0_REFUSAL, lift_event
 from workbench.core.timeline import SurfaceTimeline
-from workbench.core.tokens.counts import LogTokens
 from workbench.core.tokens.compactions import compaction_tokens
+from workbench.core.tokens.counts import LogTokens
 from workbench.errors import MigrationRefused
 from workbench.io.discover import find_sessions
-from workbench.io.layout import encode_segment, project_dir_name
 from workbench.io.generations import rules_for
+from workbench.io.layout import encode_segment, project_dir_name
 
 CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"
 FOLDERS = {"dsh-real-v4": 4, "dsh-0.1.5-v3": 3, "dsh-0.1.2-v0": 0}

@@ -218,8 +218,8 @@ def test_an_admitted_tool_result_passes_the_stored_shape_and_sources(mid, role, 
                                                                      error, is_error) -> None:
     """`ShapeMemo.cleared` takes a v4 ``tool/result``'s shape verdict from row admission, and the
     pipeline's message lane takes the relationship source rule from the shape verdict."""
-    from workbench.core.relationships import message_sources
     from workbench.core.lifecycle_values import Violation
+    from workbench.core.relationships import message_sources
     from workbench.io.admission_v4 import SyntaxRefusal, admit_row
 
     message: dict = {"role": role, "content": content}

@@ -13,14 +13,13 @@ import random
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from walk_check import assert_walk_matches
 
 import workbench.core.timeline as timeline_module
 from workbench.core.projection import surface_messages
 from workbench.core.surface import fold_surface
 from workbench.core.timeline import SurfaceTimeline
 from workbench.errors import FoldError
-
-from walk_check import assert_walk_matches
 
 ACTIONS = ("user", "round", "text", "empty", "log", "compact", "prune", "system", "offload",
            "developer")

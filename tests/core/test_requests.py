@@ -6,7 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from workbench.core.requests import Attempt, find_attempt, iter_attempts, rebuild_request
+from workbench.core.requests import (
+    Attempt,
+    find_attempt,
+    iter_attempts,
+    rebuild_request,
+)
 from workbench.core.timeline import SurfaceTimeline
 from workbench.io.jsjson import stringify
 from workbench.io.read import read_log

@@ -5,6 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from workbench.core.assembly import stream_blocks
 from workbench.core.streams import (
     AssemblyError,
     SettlementError,
@@ -16,7 +17,6 @@ from workbench.core.streams import (
     pack_chunks,
     verify_settlement,
 )
-from workbench.core.assembly import stream_blocks
 from workbench.io.jsjson import ABSENT, loads
 
 RUN = {"type": "text-chunks", "time0": 10, "index": 0, "dt": [1], "texts": ["a", "b"]}

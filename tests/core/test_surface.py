@@ -7,7 +7,13 @@ import copy
 import pytest
 
 from workbench.core.projection import derive_message, surface_messages, transcript_seqs
-from workbench.core.surface import Plan, SurfaceState, apply_plan, fold_surface, plan_event
+from workbench.core.surface import (
+    Plan,
+    SurfaceState,
+    apply_plan,
+    fold_surface,
+    plan_event,
+)
 from workbench.errors import FoldError
 from workbench.io import jsjson
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from tour_script import tour_script
+
 from workbench.core.compaction.audit import _read_facts
 from workbench.core.compaction.brackets import compactions
 from workbench.core.compaction.pairing import ToolPairingError, cut_balanced

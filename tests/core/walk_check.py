@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import random
 
-from workbench.core.surface_arrays import SurfaceWalk, nodes_seen_at, position_of, surface_array
+from workbench.core.surface_arrays import (
+    SurfaceWalk,
+    nodes_seen_at,
+    position_of,
+    surface_array,
+)
 from workbench.core.timeline import SurfaceTimeline
 
 

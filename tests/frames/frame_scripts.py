@@ -1,11 +1,11 @@
 """Sessions built in memory from `workbench.build` scripts, for the frames tests."""
 from __future__ import annotations
 
+from tour_script import tour_script
+
 from workbench.build import LogBuilder
 from workbench.io.model import Log
 from workbench.session import Session
-
-from tour_script import tour_script
 
 
 def session_of(b: LogBuilder, *, implicit: bool = False) -> Session:

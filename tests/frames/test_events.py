@@ -10,10 +10,10 @@ import pytest
 from frame_scripts import script, session_of
 
 from workbench.build import LogBuilder
+from workbench.core.preview import PREVIEW_CHARS
 from workbench.core.tokens.counts import LogTokens
 from workbench.core.tokens.heuristic import node_price
 from workbench.core.tokens.usage import usage_samples, usage_totals
-from workbench.core.preview import PREVIEW_CHARS
 
 
 def test_one_row_per_event_in_seq_order(built) -> None:

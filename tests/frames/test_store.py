@@ -17,8 +17,8 @@ import pytest
 from store_helpers import append_turns, contents, dying_writer, make_root
 
 from workbench.errors import LogUnreadable, StoreUnusable
-from workbench.frames.many import load_sessions
 from workbench.frames import store as store_module
+from workbench.frames.many import load_sessions
 from workbench.frames.parquet import read_parquet
 from workbench.frames.store import (
     BUCKETS,
@@ -29,7 +29,6 @@ from workbench.frames.store import (
     log_id,
     read_manifests,
 )
-
 
 WORKBENCH = str(Path(sys.executable).parent / "workbench")
 

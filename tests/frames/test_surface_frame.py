@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from frame_scripts import session_of, script
+from frame_scripts import script, session_of
 
 from workbench.build import LogBuilder
 from workbench.errors import MeterError

@@ -23,8 +23,8 @@ from pathlib import Path
 from hostile_checks import every_command, every_frame
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-
 from tour_script import tour_script
+
 from workbench.core.load import load_log
 from workbench.io.jsjson import number_to_str
 

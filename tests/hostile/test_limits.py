@@ -6,8 +6,8 @@ import json
 import re
 
 import pytest
-
 from tour_script import tour_script
+
 from workbench.core.load import load_bytes
 from workbench.io import deepjson, jsjson, scan, tail, zstd
 

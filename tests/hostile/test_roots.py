@@ -12,8 +12,8 @@ import tempfile
 from pathlib import Path
 
 import pytest
-
 from tour_script import tour_script
+
 from workbench.cli.main import main
 from workbench.io.discover import find_sessions
 from workbench.io.layout import encode_segment

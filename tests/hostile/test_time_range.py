@@ -3,9 +3,9 @@ report, the widget's panels and its time axis show them as no time, never fail."
 from __future__ import annotations
 
 import pytest
+from tour_script import tour_script
 
 import workbench
-from tour_script import tour_script
 from workbench.cli.main import main
 from workbench.views import Workbench
 from workbench.views.payload import utc_moment, utc_text

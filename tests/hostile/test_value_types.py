@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 from hostile_checks import every_command, every_frame
-
 from tour_script import tour_script
 
 COMMANDS = ("info", "fold", "audit", "tokens")

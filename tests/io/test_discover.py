@@ -8,7 +8,12 @@ import pytest
 from workbench.build import LogBuilder
 from workbench.errors import LogUnreadable
 from workbench.io.discover import find_sessions
-from workbench.io.layout import canonical_generation, decode_segment, encode_segment, project_dir_name
+from workbench.io.layout import (
+    canonical_generation,
+    decode_segment,
+    encode_segment,
+    project_dir_name,
+)
 
 
 def _session(version: int = 4, **kw) -> LogBuilder:

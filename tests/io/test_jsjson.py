@@ -9,12 +9,18 @@ import shutil
 import subprocess
 
 import pytest
-
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from workbench.io.jsjson import (RECALL_MIN_BYTES, deep_equal, loads, number_to_str, same_text,
-                                 stringify, stringify_recalled)
+from workbench.io.jsjson import (
+    RECALL_MIN_BYTES,
+    loads,
+    number_to_str,
+    same_text,
+    stringify,
+    stringify_recalled,
+)
+from workbench.io.jsvalues import deep_equal
 
 NODE = shutil.which("node")
 needs_node = pytest.mark.skipif(NODE is None, reason="node is not installed: no JavaScript oracle")

@@ -12,7 +12,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from workbench.errors import SeqOutOfRange
-from workbench.io.payloads import RANDOM_FRACTION, Overlay, read_events, seqs_of_type, type_reader
+from workbench.io.payloads import (
+    RANDOM_FRACTION,
+    Overlay,
+    read_events,
+    seqs_of_type,
+    type_reader,
+)
 from workbench.io.read import scan_path
 from workbench.io.store import EventStore
 

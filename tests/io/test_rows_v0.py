@@ -6,7 +6,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from workbench.io.jsjson import MAX_SAFE_INTEGER, stringify
-from workbench.io.rows_v0 import MIN_RUN, ROW_TAGS, RowError, decode_storage_record, pack_chunk_runs
+from workbench.io.rows_v0 import (
+    MIN_RUN,
+    ROW_TAGS,
+    RowError,
+    decode_storage_record,
+    pack_chunk_runs,
+)
 
 _chunk = st.one_of(
     st.builds(lambda k, i, t: {"type": k, "index": i, "text": t},

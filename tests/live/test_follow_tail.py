@@ -8,10 +8,8 @@ from pathlib import Path
 import pytest
 
 import workbench
-from workbench.io import zstd
-from workbench.io import follow
+from workbench.io import follow, zstd
 from workbench.io.follow import WINDOW, LogTail, newer_generation
-
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared"
 REAL = SHARED / "corpus" / "dsh-real-v4" / "dev-subagent-spawn-child__session.v4.jsonl"

@@ -8,10 +8,10 @@ invented)."""
 from __future__ import annotations
 
 import pytest
+from frame_scripts import session_of
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from frame_scripts import session_of
 from workbench.build import LogBuilder
 from workbench.core.quality import citation, hidden_sets
 from workbench.core.quality.citation import _Chain

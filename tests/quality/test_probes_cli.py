@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-
 from quality_script import SUMMARY_1, quality_script
+
 from workbench.cli.main import main
 
 REAL = (Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "dsh-real-v4"

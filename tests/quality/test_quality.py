@@ -7,12 +7,11 @@ import math
 
 import pandas as pd
 import pytest
-
 from frame_scripts import empty_session, session_of
 from quality_script import quality_script
-from workbench.frames.quality import LEDGER_SUMMED
-from workbench.frames.quality import SCHEMAS, SessionLedgerColumns
+
 from workbench.frames.columns import empty
+from workbench.frames.quality import LEDGER_SUMMED, SCHEMAS, SessionLedgerColumns
 
 
 @pytest.fixture(scope="module", params=[4, 0], ids=["v4", "v0"])

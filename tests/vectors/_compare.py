@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from workbench.io.jsjson import deep_equal, stringify
+from workbench.io.jsjson import stringify
+from workbench.io.jsvalues import deep_equal
 
 
 def diff(label: str, got: Any, want: Any) -> list[str]:

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 from vectors._compare import diff
-
 from workbench.io.jsjson import stringify
 from workbench.io.rows_v0 import RowError, decode_storage_record, pack_chunk_runs
 

@@ -28,7 +28,11 @@ from workbench.core.compaction.entry import inspect_compaction_entry_state
 from workbench.core.compaction.invariant import check_compaction_invariant
 from workbench.core.compaction.pairing import ToolPairingError, cut_balanced
 from workbench.core.compaction.pruner import (
-    PruneConfigError, measure_content, prune_content, resolve_config)
+    PruneConfigError,
+    measure_content,
+    prune_content,
+    resolve_config,
+)
 from workbench.core.compaction.selection import select_compactable_range
 from workbench.core.compaction.shapes import bracket_json, prune_json
 from workbench.core.timeline import SurfaceTimeline

@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 from vectors._compare import diff
-
 from workbench.core.load import LoadReport, evaluate_bytes
 from workbench.core.restore import RestoreError
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from vectors._compare import diff
-from workbench.io.jsjson import stringify
 from workbench.core.streams import (
     AssemblyError,
     SettlementError,
@@ -18,6 +17,7 @@ from workbench.core.streams import (
     pack_chunks,
     verify_settlement,
 )
+from workbench.io.jsjson import stringify
 
 
 def _key_order(label: str, got: object, want: object) -> list[str]:

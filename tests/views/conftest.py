@@ -4,10 +4,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from tour_script import TOOLS, tour_script
 
 from workbench.build import LogBuilder
-
-from tour_script import TOOLS, tour_script
 
 PAYLOADS = ("<script>window.__pwned = 1</script>",
             '<img src=x onerror="window.__pwned = 2">',

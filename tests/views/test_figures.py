@@ -1,14 +1,20 @@
 """Figure builders work without widgets, thin large series, and keep log text as text."""
 from __future__ import annotations
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from workbench.views.figures import (CURSOR_SHAPE, band_spans, bracket_chart_figure, move_cursor,
-                                     thin, token_timeline_figure)
+from workbench.views.figures import (
+    CURSOR_SHAPE,
+    band_spans,
+    bracket_chart_figure,
+    move_cursor,
+    thin,
+    token_timeline_figure,
+)
 from workbench.views.palette import STATUS_COLORS
 
 

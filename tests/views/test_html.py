@@ -7,8 +7,19 @@ import pytest
 
 from workbench.io.jsjson import loads, stringify
 from workbench.views.html import (
-    LineageItem, LogRow, SurfaceRow, diff_html, error_html, escape, json_html, lineage_html,
-    log_table_html, pretty_json, request_html, shorten, surface_table_html,
+    LineageItem,
+    LogRow,
+    SurfaceRow,
+    diff_html,
+    error_html,
+    escape,
+    json_html,
+    lineage_html,
+    log_table_html,
+    pretty_json,
+    request_html,
+    shorten,
+    surface_table_html,
 )
 
 PAYLOADS = [

@@ -9,7 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from workbench.core.compaction.framing import CHECKPOINT_PREAMBLE, checkpoint_body, frame_summary
+from workbench.core.compaction.framing import (
+    CHECKPOINT_PREAMBLE,
+    checkpoint_body,
+    frame_summary,
+)
 from workbench.core.compaction.threshold import PressureSettings
 from workbench.core.requests import rebuild_request
 from workbench.core.tokens.meters import get_meter

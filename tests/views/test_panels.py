@@ -10,8 +10,15 @@ import pandas as pd
 import pytest
 
 from workbench.core.requests import rebuild_request
-from workbench.views import (BracketChart, DiffPane, Inspector, LogPane, StepState,
-                             SurfacePane, TokenTimeline)
+from workbench.views import (
+    BracketChart,
+    DiffPane,
+    Inspector,
+    LogPane,
+    StepState,
+    SurfacePane,
+    TokenTimeline,
+)
 from workbench.views.figures import band_spans
 from workbench.views.html import LogRow
 from workbench.views.palette import STATUS_COLORS

@@ -23,15 +23,21 @@ import argparse
 import sys
 from typing import Any
 
-from workbench.cli.common import (EXIT_FINDINGS, EXIT_OK, add_meter, defects_code, load_or_exit,
-                                  usage_error)
+from workbench.cli.common import (
+    EXIT_FINDINGS,
+    EXIT_OK,
+    add_meter,
+    defects_code,
+    load_or_exit,
+    usage_error,
+)
 from workbench.core.compaction.audit import AuditReport, CompactionAudit
 from workbench.core.quality import node_pricer, price_table, session_totals
 from workbench.core.tokens.meters import parse_meter_names
 from workbench.errors import MeterError, PriceError
-from workbench.io.jsjson import js_str, stringify
+from workbench.io.jsjson import stringify
+from workbench.io.jsvalues import js_str
 from workbench.io.reader import paused_gc
-
 
 
 def register(subparsers: Any) -> None:

@@ -23,10 +23,15 @@ import argparse
 import sys
 from typing import Any
 
-from workbench.cli.common import (EXIT_FINDINGS, EXIT_OK, EXIT_UNUSABLE, check_output, defects_code,
-                                  usage_error)
+from workbench.cli.common import (
+    EXIT_FINDINGS,
+    EXIT_OK,
+    EXIT_UNUSABLE,
+    check_output,
+    defects_code,
+    usage_error,
+)
 from workbench.errors import WorkbenchError
-
 
 
 def register(subparsers: Any) -> None:

@@ -11,12 +11,19 @@ line on stderr naming it. Log text is untrusted: previews escape control charact
 from __future__ import annotations
 
 import argparse
-import sys
 import json
+import sys
 from typing import Any
 
-from workbench.cli.common import (EXIT_FINDINGS, EXIT_UNUSABLE, add_at, at_or_usage, defects_code,
-                                  load_or_exit, say)
+from workbench.cli.common import (
+    EXIT_FINDINGS,
+    EXIT_UNUSABLE,
+    add_at,
+    at_or_usage,
+    defects_code,
+    load_or_exit,
+    say,
+)
 from workbench.core.projection import derive_message
 from workbench.errors import FoldError
 from workbench.io.generations import rules_for

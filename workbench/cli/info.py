@@ -26,10 +26,16 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from workbench.cli.common import (
+    EXIT_FINDINGS,
+    EXIT_OK,
+    EXIT_UNUSABLE,
+    clean,
+    defects_code,
+    short,
+)
 from workbench.errors import LogRefused, LogUnreadable, WorkbenchError
 from workbench.io.payloads import read_events, seqs_of_type, type_reader
-
-from workbench.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_UNUSABLE, clean, defects_code, short
 
 
 def register(subparsers: Any) -> None:

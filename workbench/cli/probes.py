@@ -14,8 +14,16 @@ import json
 import sys
 from typing import Any
 
-from workbench.cli.common import (EXIT_OK, EXIT_UNUSABLE, check_output, clean, defects_code,
-                                  load_or_exit, say, usage_error)
+from workbench.cli.common import (
+    EXIT_OK,
+    EXIT_UNUSABLE,
+    check_output,
+    clean,
+    defects_code,
+    load_or_exit,
+    say,
+    usage_error,
+)
 
 
 def register(subparsers: Any) -> None:

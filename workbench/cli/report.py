@@ -19,11 +19,16 @@ import time
 from pathlib import Path
 from typing import Any
 
-from workbench.cli.common import (EXIT_FINDINGS, EXIT_OK, EXIT_UNUSABLE, add_meter, check_output,
-                                  usage_error)
+from workbench.cli.common import (
+    EXIT_FINDINGS,
+    EXIT_OK,
+    EXIT_UNUSABLE,
+    add_meter,
+    check_output,
+    usage_error,
+)
 from workbench.cli.info import clean as _clean
 from workbench.errors import LogUnreadable, WorkbenchError
-
 
 
 def register(subparsers: Any) -> None:

@@ -21,8 +21,16 @@ import json
 import sys
 from typing import Any
 
-from workbench.cli.common import (EXIT_FINDINGS, EXIT_UNUSABLE, add_at, add_meter, at_or_usage,
-                                  defects_code, load_or_exit, usage_error)
+from workbench.cli.common import (
+    EXIT_FINDINGS,
+    EXIT_UNUSABLE,
+    add_at,
+    add_meter,
+    at_or_usage,
+    defects_code,
+    load_or_exit,
+    usage_error,
+)
 from workbench.cli.fold import preview
 from workbench.core.tokens.counts import LogTokens
 from workbench.core.tokens.heuristic import derive_message

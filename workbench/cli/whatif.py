@@ -21,7 +21,16 @@ import argparse
 import json
 from typing import Any
 
-from workbench.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_UNUSABLE, check_output, clean, load_or_exit, say, usage_error
+from workbench.cli.common import (
+    EXIT_FINDINGS,
+    EXIT_OK,
+    EXIT_UNUSABLE,
+    check_output,
+    clean,
+    load_or_exit,
+    say,
+    usage_error,
+)
 from workbench.errors import InvalidArgument, WorkbenchError
 
 _INTS = ("context_window", "retain_tokens", "headroom_tokens", "max_tokens", "compaction_retries")

@@ -33,9 +33,8 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
-
 from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -235,7 +234,11 @@ class AnalysedLog:
     @cached_property
     def compactions(self) -> Compactions:
         """Compaction attempts and prunes (`workbench.core.compaction.brackets`)."""
-        from workbench.core.compaction.brackets import NodePrices, compactions, price_cache
+        from workbench.core.compaction.brackets import (
+            NodePrices,
+            compactions,
+            price_cache,
+        )
         if not self._rode and "passed" not in self.__dict__ and self._fold is not None:
             # no pass rode: the bracket scan reads types from the store's index and parses
             # only the events it acts on, priced when asked (no pass for it)

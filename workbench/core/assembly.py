@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from workbench.errors import WorkbenchError
-from workbench.io.jsjson import ABSENT, js_str, js_typeof, stringify
+from workbench.io.jsjson import ABSENT, stringify
+from workbench.io.jsvalues import js_str, js_typeof
 
 
 class AssemblyError(WorkbenchError):

@@ -24,6 +24,7 @@ from typing import Any
 
 from workbench.core.load import Feeder, LoadReport, _evaluate, _Pipeline
 from workbench.io import zstd
+from workbench.io.follow import LogTail
 from workbench.io.header import HEADER_MISSING, HeaderResult
 from workbench.io.model import Log
 from workbench.io.read_zstd import RUN_BYTES, decode_segment
@@ -31,7 +32,6 @@ from workbench.io.reader import Reader, finish_v4, paused_gc
 from workbench.io.scan import IssueError, ScanIssue
 from workbench.io.sources import FileSource, FrameSource
 from workbench.io.store import EventStore
-from workbench.io.follow import LogTail
 
 
 @dataclass(slots=True)

@@ -15,7 +15,13 @@ import numpy as np
 
 from workbench.core.events import surface_types
 from workbench.core.index import LogIndex, seq_list
-from workbench.core.index_columns import GrowColumn, MaskedInts, SparseInts, TextColumn, Vocab
+from workbench.core.index_columns import (
+    GrowColumn,
+    MaskedInts,
+    SparseInts,
+    TextColumn,
+    Vocab,
+)
 from workbench.core.preview import PREVIEWS
 from workbench.core.steps import Step, merged
 from workbench.core.tokens.heuristic import node_price, slot_price

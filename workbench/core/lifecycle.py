@@ -24,8 +24,16 @@ from typing import Any
 
 from workbench.core.lifecycle_calls import CallRules
 from workbench.core.lifecycle_surface import SurfaceRules
+from workbench.core.lifecycle_values import (
+    Violation,
+    array,
+    earlier,
+    get,
+    record,
+    same,
+    text,
+)
 from workbench.core.surface_order import SurfaceOrder
-from workbench.core.lifecycle_values import Violation, array, earlier, get, record, same, text
 from workbench.io.jsjson import ABSENT
 
 _SURFACE = frozenset(("system/message", "user/message", "developer/message", "assistant/message",

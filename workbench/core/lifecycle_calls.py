@@ -12,8 +12,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from workbench.core.lifecycle_values import Violation, array, count, earlier, get, record, same, text
-from workbench.io.jsjson import ABSENT, deep_equal, js_str
+from workbench.core.lifecycle_values import (
+    Violation,
+    array,
+    count,
+    earlier,
+    get,
+    record,
+    same,
+    text,
+)
+from workbench.io.jsjson import ABSENT
+from workbench.io.jsvalues import deep_equal, js_str
 
 _NOT_STARTED_TEXT = ("The tool call was interrupted before the Harness recorded it as started. "
                      "Retry it if it is still needed.")

@@ -13,7 +13,16 @@ from collections.abc import Mapping
 from typing import Any
 
 from workbench.core.lifecycle_values import (
-    Violation, array, count, earlier, get, record, same, strict_list_equal, text)
+    Violation,
+    array,
+    count,
+    earlier,
+    get,
+    record,
+    same,
+    strict_list_equal,
+    text,
+)
 from workbench.core.surface_order import SurfaceOrder
 from workbench.io.jsjson import ABSENT
 

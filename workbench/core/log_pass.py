@@ -46,7 +46,12 @@ from typing import Any
 
 import numpy as np
 
-from workbench.core.compaction.brackets import Compactions, NodePrices, compactions, price_cache
+from workbench.core.compaction.brackets import (
+    Compactions,
+    NodePrices,
+    compactions,
+    price_cache,
+)
 from workbench.core.compaction.eventfacts import EventFacts
 from workbench.core.compaction.textscan import TextScan
 from workbench.core.index import LogIndex

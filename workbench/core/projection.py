@@ -23,7 +23,8 @@ from typing import Any
 from workbench.core.events import surface_types
 from workbench.errors import FoldError
 from workbench.io.generations import nested_streams
-from workbench.io.jsjson import is_neg_zero, is_safe_int, js_str
+from workbench.io.jsjson import is_neg_zero, is_safe_int
+from workbench.io.jsvalues import js_str
 
 _MESSAGE_IN_MESSAGE_FIELD = frozenset({"assistant/message", "system/message", "developer/message"})
 _TRANSCRIPT_TYPES = frozenset({"user/message", "assistant/message", "tool/result"})

@@ -35,7 +35,8 @@ from workbench.core.surface import SurfaceState, apply_plan, plan_event
 from workbench.core.timeline import TimelineBuilder
 from workbench.errors import FoldError, WorkbenchError
 from workbench.io.generations import nested_streams
-from workbench.io.jsjson import ABSENT, is_neg_zero, is_safe_int, js_str
+from workbench.io.jsjson import ABSENT, is_neg_zero, is_safe_int
+from workbench.io.jsvalues import js_str
 
 _ENVELOPE = frozenset(("type", "seq", "time", "data", "surfaceOp", "sourceEventSeqs", "ignorable"))
 _MESSAGE_TYPES_V4 = frozenset(("developer/message", "system/message", "user/message",

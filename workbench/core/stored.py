@@ -26,12 +26,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from workbench.core import surface_rules as _fold  # the fold owns the surface rules (one rule, one place)
+from workbench.core import (
+    surface_rules as _fold,  # the fold owns the surface rules (one rule, one place)
+)
 from workbench.core.events import known_types
 from workbench.core.migration import lift_event
 from workbench.errors import FoldError
 from workbench.io.generations import nested_streams, seq_replace_keys, tool_role
-from workbench.io.jsjson import ABSENT, is_neg_zero, is_safe_int, js_str
+from workbench.io.jsjson import ABSENT, is_neg_zero, is_safe_int
+from workbench.io.jsvalues import js_str
 
 StoredClass = Literal["corrupt", "unsupported"]
 

@@ -33,13 +33,8 @@ from workbench.core.assembly import (
     js_is_blank,
 )
 from workbench.errors import WorkbenchError
-from workbench.io.jsjson import (
-    ABSENT,
-    is_neg_zero,
-    is_safe_int,
-    js_str,
-    stringify,
-)
+from workbench.io.jsjson import ABSENT, is_neg_zero, is_safe_int, stringify
+from workbench.io.jsvalues import js_str
 
 RUN_TYPES = ("text-chunks", "reasoning-chunks", "tool-call-chunks")
 _TEXT_KEYS = ("type", "time0", "index", "dt", "texts")

@@ -34,13 +34,23 @@ from typing import Any, Literal
 from workbench.core.events import known_types
 from workbench.core.projection import image_offload_messages
 from workbench.core.surface_order import SurfaceOrder
-from workbench.core.surface_rules import (_SURFACE_V0, _SURFACE_V4, _MISSING, _check_coverage,
-                                          _check_developer, _check_sources, _check_system_head,
-                                          _check_tool_rewrite, _event_at, _replacement_range,
-                                          _surface_op)
+from workbench.core.surface_rules import (
+    _MISSING,
+    _SURFACE_V0,
+    _SURFACE_V4,
+    _check_coverage,
+    _check_developer,
+    _check_sources,
+    _check_system_head,
+    _check_tool_rewrite,
+    _event_at,
+    _replacement_range,
+    _surface_op,
+)
 from workbench.errors import FoldError
 from workbench.io.generations import nested_streams
-from workbench.io.jsjson import is_number, js_str
+from workbench.io.jsjson import is_number
+from workbench.io.jsvalues import js_str
 
 # -- results -----------------------------------------------------------------------------------
 

@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 from workbench.core.events import known_types, surface_types
 from workbench.errors import FoldError
 from workbench.io.generations import nested_streams, seq_replace_keys, tool_role
-from workbench.io.jsjson import deep_equal, is_neg_zero, is_number, is_safe_int, js_str
+from workbench.io.jsjson import is_neg_zero, is_number, is_safe_int
+from workbench.io.jsvalues import deep_equal, js_str
 
 if TYPE_CHECKING:
     from workbench.core.surface import SurfaceState

@@ -22,8 +22,19 @@ import pyarrow as pa
 
 from workbench.core.index import LogIndex
 from workbench.core.index_columns import MaskedInts
-from workbench.frames.columns import (EVENT_TYPE, INT64_MIN, ROLE, SEQ_LIST, SURFACE_OP, TIME,
-                                      Column, Columns, coded, coded_strings, frame)
+from workbench.frames.columns import (
+    EVENT_TYPE,
+    INT64_MIN,
+    ROLE,
+    SEQ_LIST,
+    SURFACE_OP,
+    TIME,
+    Column,
+    Columns,
+    coded,
+    coded_strings,
+    frame,
+)
 
 if TYPE_CHECKING:
     from workbench.core.analysis import AnalysedLog

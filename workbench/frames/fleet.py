@@ -22,7 +22,6 @@ from typing import Any
 import pandas as pd
 
 from workbench.errors import UnknownName
-
 from workbench.frames.store import (
     SCHEMA_DIR,
     STORE_FRAMES,

@@ -29,6 +29,7 @@ from workbench.frames.meters import extend_log_prices
 from workbench.io.follow import LogTail, newer_generation
 from workbench.io.read import log_path
 
+
 @dataclass(frozen=True, slots=True)
 class Refresh:
     """What one `Session.refresh()` did: `added` events (seqs `first`.. `first + added - 1`),

@@ -16,13 +16,13 @@ import numpy as np
 import pandas as pd
 
 from workbench.core.compaction.anchors import KINDS
-from workbench.io.reader import paused_gc
 from workbench.core.quality import LedgerRow, Quality, session_totals
 from workbench.core.quality.citation import STATUSES
 from workbench.core.quality.ledger import SUMMED
 from workbench.errors import InvalidArgument
 from workbench.frames.columns import Column, Columns, empty, frame
 from workbench.frames.meters import check_meters, log_prices
+from workbench.io.reader import paused_gc
 
 if TYPE_CHECKING:
     from workbench.core.analysis import AnalysedLog

@@ -19,13 +19,23 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from workbench.frames.columns import (EVENT_TYPE, ROLE, SEQ_LIST, TIME, Column, Columns,
-                                      coded, coded_strings, frame, take)
+from workbench.frames.columns import (
+    EVENT_TYPE,
+    ROLE,
+    SEQ_LIST,
+    TIME,
+    Column,
+    Columns,
+    coded,
+    coded_strings,
+    frame,
+    take,
+)
 from workbench.frames.meters import meter_columns, node_prices
 
 if TYPE_CHECKING:
-    from workbench.core.index import LogIndex
     from workbench.core.analysis import AnalysedLog
+    from workbench.core.index import LogIndex
 
 REPLACEMENT_KIND = pd.CategoricalDtype(["compaction", "prune", "other"])
 """What made a replacement: a compaction checkpoint, a tool-result prune, anything else

@@ -21,9 +21,22 @@ import numpy as np
 import pandas as pd
 
 from workbench.core.tokens.usage_table import SOURCES, UsageTable
-from workbench.frames.columns import EVENT_TYPE, TIME, Column, Columns, coded, frame, int64_or_none
+from workbench.frames.columns import (
+    EVENT_TYPE,
+    TIME,
+    Column,
+    Columns,
+    coded,
+    frame,
+    int64_or_none,
+)
 from workbench.frames.meters import (
-    DEFAULT_METERS, check_meters, fill_log_prices, log_prices, meter_columns)
+    DEFAULT_METERS,
+    check_meters,
+    fill_log_prices,
+    log_prices,
+    meter_columns,
+)
 
 if TYPE_CHECKING:
     from workbench.core.analysis import AnalysedLog

@@ -21,7 +21,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from workbench.io.jsjson import ABSENT, is_neg_zero, is_safe_int, js_str
+from workbench.io.jsjson import ABSENT, is_neg_zero, is_safe_int
+from workbench.io.jsvalues import js_str
 from workbench.io.retired import SyntaxRefusal, retired_syntax, stream_chunks
 
 _IMAGE_TYPES = ("image/png", "image/jpeg", "image/webp", "image/gif")

@@ -239,8 +239,8 @@ def newer_generation(path: str, session_id: str | None = None) -> str | None:
     naming the same session (`session_id`, when known); else None. A directory without a
     canonical name higher than `path`'s is only listed, no file is opened."""
     from workbench.io.discover import find_sessions
-    from workbench.io.layout import canonical_generation
     from workbench.io.generations import READABLE
+    from workbench.io.layout import canonical_generation
     directory, name = os.path.split(os.path.abspath(path))
     mine = canonical_generation(name)
     if mine is None:

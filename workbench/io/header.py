@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from workbench.io import jsjson
+from workbench.io import jsjson, jsvalues
 from workbench.io.generations import READABLE
 from workbench.io.jsjson import is_neg_zero, is_safe_int
 from workbench.io.scan import ScanIssue
@@ -72,8 +72,8 @@ def generation_from_name(name: str | None) -> int | None:
 
 def version_refusal(session_id: Any, version: Any, *, reader: int) -> str:
     """The reference's direction-aware refusal text (reference: sessionFormatVersionRefusal)."""
-    sid = session_id if type(session_id) is str else jsjson.js_str(session_id)
-    shown = jsjson.js_str(version)
+    sid = session_id if type(session_id) is str else jsvalues.js_str(session_id)
+    shown = jsvalues.js_str(version)
     if reader == 0:
         return (f'session "{sid}" uses log format v{shown}, but this harness reads only v0: '
                 "the log was written by a newer harness \u2014 upgrade the harness to open it")

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from workbench.io.jsjson import js_str
+from workbench.io.jsvalues import js_str
 from workbench.io.rows_v4 import RowDecodeError, charge_ranges, decode_seq_ranges
 from workbench.io.scan import RowIssue
 

@@ -28,7 +28,14 @@ from workbench.io import zstd
 from workbench.io.header import HEADER_MISSING
 from workbench.io.model import Log
 from workbench.io.read_zstd import scan_zstd
-from workbench.io.reader import Observer, Reader, ReadResult, finish_v4, paused_gc, torn_defect
+from workbench.io.reader import (
+    Observer,
+    Reader,
+    ReadResult,
+    finish_v4,
+    paused_gc,
+    torn_defect,
+)
 from workbench.io.scan import ScanIssue
 from workbench.io.sources import BytesSource, FileSource
 

@@ -18,7 +18,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from workbench.errors import WorkbenchError
-from workbench.io.jsjson import ABSENT, js_str
+from workbench.io.jsjson import ABSENT
+from workbench.io.jsvalues import js_str
 from workbench.io.scan import RowIssue
 
 _CODE_DISPATCH = ("tool/code-dispatch-start", "tool/code-dispatch")

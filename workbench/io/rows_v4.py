@@ -30,7 +30,8 @@ from typing import Any
 from workbench.errors import WorkbenchError
 from workbench.io.admission_v4 import ADMISSION_TYPES as _ADMISSION_TYPES
 from workbench.io.admission_v4 import SyntaxRefusal, admit_row
-from workbench.io.jsjson import ABSENT, is_neg_zero, is_safe_int, js_str
+from workbench.io.jsjson import ABSENT, is_neg_zero, is_safe_int
+from workbench.io.jsvalues import js_str
 from workbench.io.scan import RowIssue
 
 _EVENT_REQUIRED = ("type", "seq", "time", "data")

@@ -38,14 +38,23 @@ from workbench.report.assets import REPORT_CSS, REPORT_JS
 from workbench.report.limits import MAX_BRACKETS, MAX_DETAILS, MAX_STEPS
 from workbench.report.quality import quality_section
 from workbench.report.sections import (
-    audit_section, compaction_details, defects_section, kv_table, summary_section)
+    audit_section,
+    compaction_details,
+    defects_section,
+    kv_table,
+    summary_section,
+)
 from workbench.report.steps import step_data
 from workbench.views.data import view_data
-from workbench.views.figures import MAX_POINTS, bracket_chart_figure, token_timeline_figure
+from workbench.views.figures import (
+    MAX_POINTS,
+    bracket_chart_figure,
+    token_timeline_figure,
+)
 from workbench.views.html import escape, legend_html
-from workbench.views.workbench import bracket_words
 from workbench.views.palette import STYLE
 from workbench.views.timeline import PROMPT_COLUMN, timeline_frame_with_prompt
+from workbench.views.workbench import bracket_words
 
 if TYPE_CHECKING:
     from workbench.session import Session

@@ -15,13 +15,14 @@ import os
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from workbench.io.jsjson import ABSENT, js_str
+from workbench.io.jsjson import ABSENT
+from workbench.io.jsvalues import js_str
 from workbench.report.limits import MAX_DETAILS, MAX_HIDDEN_ROWS, MAX_SUMMARY_CHARS
 from workbench.report.quality import citation_facts
 from workbench.views.data import view_data
 from workbench.views.html import SurfaceRow, escape, shorten, surface_table_html
-from workbench.views.payload import utc_moment
 from workbench.views.palette import STATUS_COLORS, STATUS_MEANING, status_name
+from workbench.views.payload import utc_moment
 
 if TYPE_CHECKING:
     from workbench.core.compaction.audit import AuditReport, CompactionAudit

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from workbench.frames.columns import int64_or_none
-from workbench.io.jsjson import js_str
+from workbench.io.jsvalues import js_str
 from workbench.report.limits import MAX_STEPS
 from workbench.views.html import LogRow
 from workbench.views.log_pane import LogPane

@@ -31,8 +31,8 @@ from workbench.frames.events import surface_status_codes
 from workbench.views.bracket_rows import Bracket, bracket_frame
 from workbench.views.html import Checkpoint
 from workbench.views.navigation import Navigator, seq_array
-from workbench.views.seq_columns import AttemptLookup, Coded, NodePrices, Previews
 from workbench.views.palette import status_name
+from workbench.views.seq_columns import AttemptLookup, Coded, NodePrices, Previews
 
 if TYPE_CHECKING:
     from workbench.session import Session

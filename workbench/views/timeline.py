@@ -16,8 +16,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from workbench.core.compaction.threshold import (ImpliedThreshold, PressureSettings,
-                                                  implied_threshold)
+from workbench.core.compaction.threshold import (
+    ImpliedThreshold,
+    PressureSettings,
+    implied_threshold,
+)
 from workbench.core.tokens.measure_series import measure_series
 from workbench.core.tokens.meters import get_meter
 from workbench.views.data import AUTO_METER_EVENTS, ViewData, view_data

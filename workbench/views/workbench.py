@@ -32,8 +32,15 @@ from workbench.errors import InvalidArgument
 from workbench.views.brackets import BracketChart
 from workbench.views.closing import close_tree
 from workbench.views.controls import StepControls
-from workbench.views.data import (ViewData, default_meters, freeze_if_large, loadable_meters,
-                                  offered_meters, thaw, view_data)
+from workbench.views.data import (
+    ViewData,
+    default_meters,
+    freeze_if_large,
+    loadable_meters,
+    offered_meters,
+    thaw,
+    view_data,
+)
 from workbench.views.diff import DiffPane
 from workbench.views.fit import PageHelper
 from workbench.views.html import escape, legend_html, shorten, style_html

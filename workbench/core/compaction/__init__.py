@@ -17,17 +17,42 @@ Spec v0 §5 / v4 §5. Modules, one concept each:
   in-order pass: the fold's own, or one over the planned seqs) and the checks' answers from them;
 """
 from workbench.core.compaction.audit import (
-    AuditReport, CompactionAudit, PruneAudit, audit_events, audit_log)
+    AuditReport,
+    CompactionAudit,
+    PruneAudit,
+    audit_events,
+    audit_log,
+)
 from workbench.core.compaction.brackets import (
-    CompactionRecord, Compactions, Trigger, compactions, frame_summary)
+    CompactionRecord,
+    Compactions,
+    Trigger,
+    compactions,
+    frame_summary,
+)
 from workbench.core.compaction.checks import Check
 from workbench.core.compaction.entry import EntryState, inspect_compaction_entry_state
-from workbench.core.compaction.invariant import InvariantFailure, check_compaction_invariant
-from workbench.core.compaction.pairing import ToolPairing, ToolPairingError, cut_balanced
-from workbench.core.compaction.prunes import PruneRecord
+from workbench.core.compaction.invariant import (
+    InvariantFailure,
+    check_compaction_invariant,
+)
+from workbench.core.compaction.pairing import (
+    ToolPairing,
+    ToolPairingError,
+    cut_balanced,
+)
 from workbench.core.compaction.pruner import (
-    PruneConfig, PruneConfigError, measure_content, prune_content, resolve_config)
-from workbench.core.compaction.selection import CompactableRange, select_compactable_range
+    PruneConfig,
+    PruneConfigError,
+    measure_content,
+    prune_content,
+    resolve_config,
+)
+from workbench.core.compaction.prunes import PruneRecord
+from workbench.core.compaction.selection import (
+    CompactableRange,
+    select_compactable_range,
+)
 
 __all__ = [
     "AuditReport", "Check", "CompactableRange", "CompactionAudit", "CompactionRecord",

@@ -38,7 +38,10 @@ BOILERPLATE_SOURCES = frozenset({"runtime-context", "time-context"})
 def strip_checkpoint(text: str) -> str:
     """A checkpoint's or summary's text without DSH's framing (preamble and summary tags)."""
     from workbench.core.compaction.brackets import (
-        CHECKPOINT_PREAMBLE, SUMMARY_CLOSE_TAG, SUMMARY_OPEN_TAG)
+        CHECKPOINT_PREAMBLE,
+        SUMMARY_CLOSE_TAG,
+        SUMMARY_OPEN_TAG,
+    )
     for fixed in (CHECKPOINT_PREAMBLE, SUMMARY_OPEN_TAG, SUMMARY_CLOSE_TAG):
         text = text.replace(fixed, "")
     return text

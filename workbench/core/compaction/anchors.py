@@ -37,8 +37,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from workbench.core.compaction.anchor_texts import (
-    BOILERPLATE_SOURCES, COMMAND_KEYS, SCHEMA_WORDS, event_texts, message_texts, schema_words,
-    strip_checkpoint, tool_arguments)
+    BOILERPLATE_SOURCES,
+    COMMAND_KEYS,
+    SCHEMA_WORDS,
+    event_texts,
+    message_texts,
+    schema_words,
+    strip_checkpoint,
+    tool_arguments,
+)
 from workbench.core.compaction.scanning import TextPattern, plain
 
 __all__ = ["Anchor", "BOILERPLATE_SOURCES", "COMMAND_KEYS", "KINDS", "RULES", "Rule",

@@ -45,12 +45,21 @@ from dataclasses import dataclass
 from typing import Any
 
 from workbench.core.compaction.brackets import (
-    CompactionRecord, Compactions, PruneRecord, compactions, replace_range)
+    CompactionRecord,
+    Compactions,
+    PruneRecord,
+    compactions,
+    replace_range,
+)
 from workbench.core.compaction.checks import (
-    Check, compaction_checks, first_errors, prune_checks)
+    Check,
+    compaction_checks,
+    first_errors,
+    prune_checks,
+)
+from workbench.core.compaction.eventfacts import EventFacts
 from workbench.core.compaction.invariant import check_compaction_invariant
 from workbench.core.compaction.probe import CacheBreak, LostProbe
-from workbench.core.compaction.eventfacts import EventFacts
 from workbench.core.compaction.sweep import AuditFacts, AuditPlan
 from workbench.core.relationships import check_relationships
 from workbench.core.requests import Attempt, AttemptCollector

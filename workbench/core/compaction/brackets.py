@@ -37,16 +37,30 @@ from typing import Any, Literal
 
 import numpy as np
 
-from workbench.core.compaction.framing import (  # noqa: F401 - re-exported
-    CHECKPOINT_PREAMBLE, SUMMARY_CLOSE_TAG, SUMMARY_OPEN_TAG, checkpoint_body, frame_summary)
 from workbench.core.compaction.eventfacts import EventFacts
+from workbench.core.compaction.framing import (  # noqa: F401 - re-exported
+    CHECKPOINT_PREAMBLE,
+    SUMMARY_CLOSE_TAG,
+    SUMMARY_OPEN_TAG,
+    checkpoint_body,
+    frame_summary,
+)
 from workbench.core.compaction.grouping import (  # noqa: F401 - re-exported
-    BracketScan, Trigger, TriggerKind, _data, _Open, is_checkpoint, replace_range, scan_brackets)
+    BracketScan,
+    Trigger,
+    TriggerKind,
+    _data,
+    _Open,
+    is_checkpoint,
+    replace_range,
+    scan_brackets,
+)
 from workbench.core.compaction.prunes import PruneRecord, prune_record
 from workbench.core.surface_arrays import position_of, surface_array
 from workbench.core.timeline import SurfaceTimeline
 from workbench.core.tokens.heuristic import estimate_message, node_price
-from workbench.io.jsjson import ABSENT, deep_equal
+from workbench.io.jsjson import ABSENT
+from workbench.io.jsvalues import deep_equal
 
 Status = Literal["completed", "failed", "interrupted", "stale"]
 

@@ -13,13 +13,13 @@ from typing import Any
 import numpy as np
 
 from workbench.core.compaction.brackets import CompactionRecord
-from workbench.core.compaction.prunes import PruneRecord
 from workbench.core.compaction.pairing import ToolPairingError, cut_balanced
+from workbench.core.compaction.prunes import PruneRecord
 from workbench.core.compaction.sweep import AuditFacts, newest_result
 from workbench.core.requests import Attempt
 from workbench.core.surface_arrays import position_of, surface_array
 from workbench.core.timeline import SurfaceTimeline
-from workbench.io.jsjson import deep_equal, is_scalar, js_str
+from workbench.io.jsvalues import deep_equal, is_scalar, js_str
 
 _TRANSCRIPT_TYPES = frozenset({"user/message", "assistant/message", "tool/result"})
 

@@ -11,11 +11,11 @@ it is stale and does not block. The scan runs backwards and stops as soon as the
 """
 from __future__ import annotations
 
-from workbench.io.generations import nested_streams
-
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from workbench.io.generations import nested_streams
 
 
 @dataclass(frozen=True, slots=True)

@@ -47,7 +47,11 @@ from workbench.core.compaction.pairing import event_delta
 from workbench.core.compaction.textscan import TextScan
 from workbench.core.header import canonical_header
 from workbench.core.projection import derive_message
-from workbench.core.tokens.heuristic import estimate_message, message_types, slot_message
+from workbench.core.tokens.heuristic import (
+    estimate_message,
+    message_types,
+    slot_message,
+)
 from workbench.io.generations import nested_streams
 from workbench.io.payloads import Overlay
 
@@ -259,7 +263,9 @@ class EventFacts:
             n, index = self.count, self._index
             dense = np.zeros(n, dtype=np.int32)
             if self.tool_deltas and index is not None:   # the index's facts, same rule
-                from workbench.core.tool_facts import ADVERTISED   # tool_facts -> compaction
+                from workbench.core.tool_facts import (
+                    ADVERTISED,  # tool_facts -> compaction
+                )
                 code = index.types.codes.get("tool/result")
                 if code is not None:
                     dense[index.type_codes[:n] == code] = -1

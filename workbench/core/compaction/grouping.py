@@ -14,9 +14,11 @@ from collections.abc import Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-from workbench.core.compaction.invariant import is_checkpoint_replacement as _is_v0_checkpoint
+from workbench.core.compaction.invariant import (
+    is_checkpoint_replacement as _is_v0_checkpoint,
+)
 from workbench.io.generations import producer_sources, seq_replace_keys
-from workbench.io.jsjson import is_scalar
+from workbench.io.jsvalues import is_scalar
 from workbench.io.payloads import type_reader
 
 TriggerKind = Literal["pressure", "overflow", "manual"]

@@ -28,7 +28,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from workbench.errors import WorkbenchError
-from workbench.io.jsjson import ABSENT, is_safe_int, js_str, js_typeof
+from workbench.io.jsjson import ABSENT, is_safe_int
+from workbench.io.jsvalues import js_str, js_typeof
 
 _COMPACTION_TYPES = frozenset({"compaction/start", "compaction/summary", "compaction/end"})
 _SURFACE_TYPES_V0 = frozenset({"user/message", "assistant/message", "tool/result"})

@@ -24,7 +24,7 @@ from workbench.core.compaction.scanning import TextPattern, plain
 from workbench.core.requests import Attempt, rebuild_request
 from workbench.core.timeline import SurfaceTimeline
 from workbench.core.tokens.heuristic import estimate_header, estimate_message
-from workbench.io.jsjson import deep_equal
+from workbench.io.jsvalues import deep_equal
 
 LIST_LIMIT = 50
 """At most this many kept / lost items per category in a report (counts are always complete)."""

@@ -26,7 +26,7 @@ from typing import Any
 
 from workbench.errors import WorkbenchError
 from workbench.io.generations import tool_role
-from workbench.io.jsjson import js_str
+from workbench.io.jsvalues import js_str
 
 PRUNE_MARKER = "\n\n[... tool result middle pruned ...]\n\n"
 """Fixed text substituted for every removed middle (39 code points): a format constant."""

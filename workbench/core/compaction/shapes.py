@@ -22,7 +22,8 @@ from typing import Any
 from workbench.core.compaction.brackets import CompactionRecord
 from workbench.core.compaction.prunes import PruneRecord
 from workbench.io.generations import nested_streams
-from workbench.io.jsjson import ABSENT, deep_equal, is_number
+from workbench.io.jsjson import ABSENT, is_number
+from workbench.io.jsvalues import deep_equal
 
 _SURFACE_CHANGED = ("session surface changed during summarization", "selected span",
                     "selected surface changed")

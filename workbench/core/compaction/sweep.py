@@ -30,16 +30,25 @@ from typing import Any
 import numpy as np
 
 from workbench.core.compaction.eventfacts import (
-    DEVELOPER, NO_MESSAGE, UNREAD, EventFacts)
+    DEVELOPER,
+    NO_MESSAGE,
+    UNREAD,
+    EventFacts,
+)
 from workbench.core.compaction.pairing import cuts_from_deltas
-from workbench.core.compaction.probe import CacheBreak, LostProbe, message_text, probe_distinct
+from workbench.core.compaction.probe import (
+    CacheBreak,
+    LostProbe,
+    message_text,
+    probe_distinct,
+)
 from workbench.core.header import canonical_header
 from workbench.core.requests import Attempt
 from workbench.core.surface_arrays import surface_array
 from workbench.core.timeline import SurfaceTimeline
 from workbench.core.tokens.heuristic import estimate_header, estimate_message
 from workbench.io.generations import system_node
-from workbench.io.jsjson import deep_equal
+from workbench.io.jsvalues import deep_equal
 from workbench.io.memo import Memo
 from workbench.io.payloads import read_events, seqs_of_type, type_reader
 

@@ -22,7 +22,12 @@ import numpy as np
 
 from workbench.core.compaction.anchors import KINDS, Anchor, extract_anchors, states
 from workbench.core.quality.citation import (
-    AnchorRow, Citation, citations, find_text, summary_text)
+    AnchorRow,
+    Citation,
+    citations,
+    find_text,
+    summary_text,
+)
 from workbench.core.quality.facts import FactReader, log_schema_words
 from workbench.core.quality.ledger import LedgerRow, ledger, session_totals
 from workbench.core.quality.prices import DEFAULT_PRICES, PriceTable, price_table

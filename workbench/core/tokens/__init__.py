@@ -26,7 +26,12 @@ from workbench.core.tokens.heuristic import (
     node_price,
     price_events,
 )
-from workbench.core.tokens.meters import METER_NAMES, Meter, get_meter, parse_meter_names
+from workbench.core.tokens.meters import (
+    METER_NAMES,
+    Meter,
+    get_meter,
+    parse_meter_names,
+)
 
 __all__ = [
     "METER_NAMES", "LogTokens", "Meter", "estimate_content", "estimate_header", "estimate_message",

@@ -17,7 +17,8 @@ from typing import Any
 from workbench.core.tokens.counts import LogTokens
 from workbench.core.tokens.surface_prices import replace_bounds
 from workbench.errors import MeterError
-from workbench.io.jsjson import ABSENT, is_scalar
+from workbench.io.jsjson import ABSENT
+from workbench.io.jsvalues import is_scalar
 
 
 @dataclass(frozen=True)

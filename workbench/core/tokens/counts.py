@@ -32,7 +32,7 @@ from workbench.core.tokens.meters import Meter, get_meter
 from workbench.core.tokens.surface_prices import SurfaceShape, surface_shape
 from workbench.core.tokens.usage import USAGE_TYPES, UsageSample, usage_samples
 from workbench.errors import MeterError
-from workbench.io.jsjson import is_scalar
+from workbench.io.jsvalues import is_scalar
 from workbench.io.payloads import seqs_of_type
 
 

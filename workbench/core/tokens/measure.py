@@ -29,14 +29,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from workbench.core.header import canonical_header, header_equals
 from workbench.core.assembly import AssemblyError, assemble, stream_blocks
-from workbench.core.tokens.heuristic import estimate_content, estimate_header, node_price
+from workbench.core.header import canonical_header, header_equals
+from workbench.core.tokens.heuristic import (
+    estimate_content,
+    estimate_header,
+    node_price,
+)
 from workbench.core.tokens.surface_prices import SurfacePriceFold
 from workbench.errors import MeterError
 from workbench.io.generations import nested_streams, system_node
-from workbench.io.jsjson import ABSENT, is_number, js_str
-
+from workbench.io.jsjson import ABSENT, is_number
+from workbench.io.jsvalues import js_str
 
 _USAGE_KEYS = ("inputTokens", "cacheReadTokens", "cacheWriteTokens", "outputTokens")
 

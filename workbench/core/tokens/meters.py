@@ -37,7 +37,12 @@ from workbench.core.tokens.heuristic import (
     price_events,
 )
 from workbench.core.tokens.offline import deepseek_tokenizer, tiktoken_encoding
-from workbench.core.tokens.pieces import NodePieces, envelope_pieces, message_pieces, node_pieces
+from workbench.core.tokens.pieces import (
+    NodePieces,
+    envelope_pieces,
+    message_pieces,
+    node_pieces,
+)
 from workbench.errors import MeterError, Unimplemented
 from workbench.io.jsjson import js_len
 from workbench.io.memo import Memo

@@ -26,7 +26,8 @@ from workbench.core.surface_order import SurfaceOrder
 from workbench.core.tokens.heuristic import node_price
 from workbench.errors import MeterError
 from workbench.io.generations import seq_replace_keys
-from workbench.io.jsjson import ABSENT, js_str
+from workbench.io.jsjson import ABSENT
+from workbench.io.jsvalues import js_str
 from workbench.io.payloads import read_events
 
 PriceFn = Callable[[dict], int]

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from workbench.core.compaction.brackets import framed_summary_tokens, frame_summary
+from workbench.core.compaction.brackets import frame_summary, framed_summary_tokens
 from workbench.core.compaction.pruner import PruneConfig, prune_content
 from workbench.core.tokens.heuristic import estimate_message
 

@@ -27,7 +27,7 @@ from workbench.core.tokens.heuristic import derive_message
 from workbench.core.tokens.measure import Measurement, TokenMeter
 from workbench.core.whatif.brackets import BracketScript
 from workbench.core.whatif.remap import SeqMap, WhatIfError, remap_event, shift_usage
-from workbench.io.jsjson import is_scalar
+from workbench.io.jsvalues import is_scalar
 
 _SEQ_TYPES = ("assistant/message", "assistant/attempt")
 REMOVE = object()
