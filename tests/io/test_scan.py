@@ -8,7 +8,8 @@ import json
 import pytest
 
 from workbench.io import jsjson
-from workbench.io.header import generation_from_name, parse_header_record
+from workbench.io.header import parse_header_record
+from workbench.io.layout import generation_from_name
 from workbench.io.legacy import V0Codec
 from workbench.io.read import scan_bytes
 from workbench.io.rows_v4 import V4Codec
@@ -135,6 +136,10 @@ def test_loads_keeps_negative_zero_and_js_numbers() -> None:
     pytest.param("session.v04.jsonl", None, id="leading-zero"),
     pytest.param("session.v0.jsonl", None, id="explicit-v0-tag"),
     pytest.param("child.expected.jsonl", None, id="fixture-name"),
+    pytest.param("apps--web--round--session.jsonl", 0, id="flattened-fixture-name"),
+    pytest.param("load-delivery-wrong-session.jsonl", None, id="name-merely-ending-in-session"),
+    pytest.param("notes.session.v4.jsonl", None, id="dotted-prefix"),
+    pytest.param("my_session.v4.jsonl", None, id="underscore-prefix"),
 ])
 def test_generation_from_name(name: str, generation: int | None) -> None:
     assert generation_from_name(name) == generation
@@ -216,3 +221,23 @@ def test_a_wrapper_name_spelled_with_escapes_is_refused_as_spelled_out(spelled: 
     assert result.fatal is not None and result.fatal.kind == "retired_or_forbidden_syntax"
     assert result.fatal.message == ("format v4 user/message at seq 0 content must not contain a released "
                                     "tool-result wrapper")
+
+
+@pytest.mark.parametrize(("name", "header"), [
+    pytest.param("session.v5.jsonl", b'{"type":"session","version":4,"id":"x","createdAt":1,"isSeeded":false,'
+                 b'"delegationDepth":0}\n', id="newer-name-v4-header"),
+    pytest.param("a__session.v2.jsonl", b'{"type":"session","version":0,"id":"x","createdAt":1,'
+                 b'"delegationDepth":0}\n', id="never-released-name-v0-header"),
+])
+def test_a_name_of_an_unread_generation_over_a_readable_header_is_corrupt(name: str, header: bytes) -> None:
+    """Spec v4 §0.1 item 3: the name is a hint; a mismatch outside the readable generations'
+    own refusals is corruption, and the rows are still read with the header's reader."""
+    result = parse_header_record(header, name=name)
+    claimed = generation_from_name(name)
+    assert result.issue.kind == "header_name_mismatch" and result.readable and result.meta is not None
+    assert f"generation {claimed}" in result.issue.message
+    assert parse_header_record(header, name="session.jsonl" if b'"version":0' in header
+                               else "session.v4.jsonl").issue is None
+    version = 0 if b'"version":0' in header else 4
+    assert parse_header_record(header.replace(b'"version":%d' % version, b'"version":%d' % claimed),
+                               name=name).issue.kind.startswith("unsupported")

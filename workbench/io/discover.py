@@ -28,7 +28,6 @@ that cannot be listed at all raises `LogUnreadable`.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -44,14 +43,18 @@ from workbench.io.jsjson import (
     is_safe_int,
     loads,
 )
-from workbench.io.layout import canonical_generation, encode_segment, project_dir_name
+from workbench.io.layout import (
+    canonical_generation,
+    encode_segment,
+    generation_from_name,
+    project_dir_name,
+)
 from workbench.io.output import entry_is_file, special_file
 
 HEADER_LIMIT = 1 << 20
 """Most plaintext bytes read to find the header line (a real header is a few hundred bytes)."""
 
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
-_GENERATION_HINT = re.compile(r"session(?:\.v([1-9][0-9]*))?\.jsonl(?:\.zstd)?$")
 _MAX_WALK_DEPTH = 2  # root -> project dir -> session dir
 
 
@@ -181,8 +184,7 @@ def describe(path: Path, *, generation: int | None = None,
     except ValueError as exc:
         error = str(exc)
     if generation is None:
-        hint = _GENERATION_HINT.search(path.name)
-        generation = (int(hint.group(1)) if hint.group(1) else 0) if hint else None
+        generation = generation_from_name(path.name)
     return SessionRef(path=path, generation=generation, project_dir=project_dir,
                       encoding=encoding, header_error=error, **fields)
 

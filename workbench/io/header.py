@@ -22,16 +22,15 @@ from corruption (`workbench.io.generations`).
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
 
 from workbench.io import jsjson, jsvalues
 from workbench.io.generations import READABLE
 from workbench.io.jsjson import is_neg_zero, is_safe_int
+from workbench.io.layout import generation_from_name
 from workbench.io.scan import ScanIssue
 
-_NAME = re.compile(r"(?:^|[/\\_.\-])session(?:\.v([1-9][0-9]*))?\.jsonl(?:\.zstd)?$")
 
 _V4_REQUIRED = ("type", "version", "id", "createdAt", "isSeeded", "delegationDepth")
 _V4_KEYS = frozenset(_V4_REQUIRED + ("cwd", "parentSession", "origin", "agentPreset"))
@@ -57,17 +56,8 @@ class HeaderResult:
     @property
     def readable(self) -> bool:
         """Whether rows can be read at all (a refusal or an unparsable header stops reading)."""
-        return self.issue is None or self.issue.kind in ("header_invalid", "header_retired_fields")
-
-
-def generation_from_name(name: str | None) -> int | None:
-    """The generation a file name claims: ``session.jsonl[.zstd]`` is 0, ``session.vN.jsonl`` is N."""
-    if not name:
-        return None
-    match = _NAME.search(name)
-    if match is None:
-        return None
-    return int(match.group(1)) if match.group(1) else 0
+        return self.issue is None or self.issue.kind in ("header_invalid", "header_retired_fields",
+                                                         "header_name_mismatch")
 
 
 def version_refusal(session_id: Any, version: Any, *, reader: int) -> str:
@@ -171,7 +161,7 @@ def parse_header_record(record: bytes, *, generation: int | None = None,
 
     `generation` None: decided by `name` (`generation_from_name`), else by the header's version.
     """
-    gen = generation if generation is not None else generation_from_name(name)
+    gen = claimed = generation if generation is not None else generation_from_name(name)
     fallback = gen if gen in READABLE else 4
     if not record or record[-1:] != b"\n" or record.find(b"\n") != len(record) - 1:
         return HeaderResult(fallback, None, jsjson.ABSENT, _invalid(HEADER_MISSING, "header_missing"))
@@ -200,15 +190,26 @@ def parse_header_record(record: bytes, *, generation: int | None = None,
             return HeaderResult(gen, None, value, _RETIRED)
         if not is_header_v4(value):
             return HeaderResult(_sniff(value) if sniffed else gen, None, value, _invalid())
-        return HeaderResult(gen, _meta(value, gen), value, None)
+        return HeaderResult(gen, _meta(value, gen), value, _disagreement(claimed, gen))
     if numeric and version != 0:
         return HeaderResult(0, None, value, _refusal(value, version, 0))
     if not is_header_v0(value):
         return HeaderResult(0, None, value, _invalid())
     if "sandboxMode" in value or "approvalPolicy" in value:
         return HeaderResult(0, None, value, _RETIRED)
-    return HeaderResult(0, _meta(value, 0), value, None)
+    return HeaderResult(0, _meta(value, 0), value, _disagreement(claimed, 0))
 
 
-__all__ = ["HeaderResult", "READABLE", "generation_from_name", "is_header_v0", "is_header_v4",
+def _disagreement(claimed: int | None, generation: int) -> ScanIssue | None:
+    """Spec v4 §0.1 item 3: a file named for a generation this build does not read (1, 2, above 4)
+    whose valid header is of a readable one is corrupt; its rows are still read by the header's
+    reader (a lenient display). A readable generation's own mismatches are refusals above."""
+    if claimed is None or claimed == generation:
+        return None
+    return ScanIssue("header_name_mismatch", "corrupt session log: the file name says generation "
+                     f"{claimed} (session.v{claimed}.jsonl) but the header is version {generation}",
+                     line=0)
+
+
+__all__ = ["HeaderResult", "READABLE", "is_header_v0", "is_header_v4",
            "parse_header_record", "version_refusal"]

@@ -13,6 +13,10 @@ The JSONL backend stores one directory per session (v0 spec §1.1, v4 spec §1.1
 * `canonical_generation`: the generation a canonical file name declares: ``session.jsonl`` is
   0, ``session.vN.jsonl`` is N (N >= 1, no leading zero), each optionally ``.zstd``; any other
   name is not a session log (reference parseSessionFormatLogFilename).
+* `generation_from_name`: the generation a log file's name claims when it is read on its own (a
+  hint, spec v4 §0.1 item 3): its canonical base name, also behind a flattened copy's label
+  (``<label>__session.v4.jsonl``, ``<label>--session.jsonl``, as the corpus names its copies);
+  any other name (``my-session.jsonl``, ``x.jsonl``) claims nothing and the header decides.
 """
 from __future__ import annotations
 
@@ -94,4 +98,13 @@ def canonical_generation(name: str) -> int | None:
     return int(match.group(1)) if match.group(1) else 0
 
 
-__all__ = ["canonical_generation", "decode_segment", "encode_segment", "project_dir_name"]
+def generation_from_name(name: str | None) -> int | None:
+    """The generation a log file's name claims (see the module docstring), else None."""
+    if not name:
+        return None
+    base = re.split(r"[/\\]", name)[-1]
+    return canonical_generation(re.split(r"__|--", base)[-1])
+
+
+__all__ = ["canonical_generation", "decode_segment", "encode_segment", "generation_from_name",
+           "project_dir_name"]
