@@ -142,3 +142,28 @@ def test_one_odd_session_never_hides_the_others(tmp_path, odd, capsys):
     frames = workbench.load_sessions(root)
     assert "internal error" not in capsys.readouterr().err
     assert frames.sessions["session_id"].astype("string").eq("session-good").any()
+
+
+def test_a_log_name_that_is_not_utf8_is_exported_and_queried(tmp_path, capsys):
+    """Arrow and DuckDB hold only UTF-8: the store shows such a name's bytes as \\xNN (the
+    `session` key, `path`), keeps the exact path in the manifest (a second export finds the log
+    unchanged) and tells two logs apart by `log`; a header id with a lone surrogate is queried too."""
+    from workbench.frames.fleet import fleet
+    root = tmp_path / "root"
+    root.mkdir()
+    for name in (b"odd-\xff__session.v4.jsonl", b"odd-\xfe__session.v4.jsonl", b"plain__session.v4.jsonl"):
+        tour_script(4, session_id=name.decode("latin-1") + "\ud800").write(Path(os.fsdecode(bytes(root) + b"/" + name)))
+    store = str(tmp_path / "store")
+    assert main(["export", str(root), "-o", store, "--quiet"]) == 0
+    assert main(["export", str(root), "-o", store, "--json"]) == 0
+    out = capsys.readouterr()
+    assert json.loads(out.out)["unchanged"] == 3 and "internal error" not in out.err
+    con = fleet(store)
+    keys = con.sql("select session, count(*) as n, count(distinct log) as logs from events "
+                   "group by 1 order by 1")
+    assert list(keys["session"]) == ["odd-\\xfe__session.v4.jsonl", "odd-\\xff__session.v4.jsonl",
+                                     "plain__session.v4.jsonl"]
+    assert (keys["logs"] == 1).all() and (keys["n"] > 0).all()
+    manifest = con.sql("select path, session_id from manifest order by session")
+    assert manifest["path"].str.contains("\\\\xff").sum() == 1
+    assert manifest["session_id"].str.endswith("\ufffd").all()

@@ -22,12 +22,14 @@ from typing import Any
 import pandas as pd
 
 from workbench.errors import UnknownName
+from workbench.frames.columns import safe_text
 from workbench.frames.store import (
     SCHEMA_DIR,
     STORE_FRAMES,
     open_store,
     read_manifests,
 )
+from workbench.io.output import path_text
 
 _SAVINGS_LEDGER = """
 SELECT meter, count(DISTINCT session || ':' || compaction_id) AS compactions,
@@ -81,6 +83,12 @@ def _sql_path(path: Path) -> str:
     return "'" + str(path).replace("'", "''") + "'"
 
 
+def _text(column: str, value: Any) -> Any:
+    if not isinstance(value, str):
+        return value
+    return path_text(value) if column == "path" else safe_text(value)
+
+
 class Fleet:
     """An embedded DuckDB connection with one view per frame of a store (module doc)."""
 
@@ -107,11 +115,12 @@ class Fleet:
         self.con.register("manifest", manifest)
 
     def manifest(self) -> pd.DataFrame:
-        """One row per source log (`workbench.frames.store` manifests)."""
+        """One row per source log (`workbench.frames.store` manifests), its text as frames hold
+    text: the path as `path_text`, any other string (a header id, an error) by `safe_text`."""
         rows = list(read_manifests(self.store).values())
         cols = ["session", "log", "path", "size", "mtime_ns", "blake2b", "format_version",
                 "verdict", "session_id", "events", "defects", "error", "seconds"]
-        df = pd.DataFrame([{c: r.get(c) for c in cols} for r in rows], columns=cols)
+        df = pd.DataFrame([{c: _text(c, r.get(c)) for c in cols} for r in rows], columns=cols)
         return df.sort_values("session", ignore_index=True)
 
     def sql(self, query: str, params: Any = None) -> pd.DataFrame:

@@ -44,6 +44,7 @@ from workbench.frames.columns import frame, safe_text
 from workbench.frames.parquet import as_table, frame_schema, to_frame, write_parquet
 from workbench.frames.schema import FRAME_NAMES, SCHEMAS, SessionColumns
 from workbench.frames.turns import DefectColumns
+from workbench.io.output import path_text
 
 Engine = Literal["pandas", "dask"]
 
@@ -61,7 +62,7 @@ class SessionResult:
 
 def _summary(path: str, **values: Any) -> dict[str, Any]:
     row: dict[str, Any] = dict.fromkeys(c.name for c in SessionColumns)
-    row["path"] = path
+    row["path"] = path_text(path)
     row["session_label"] = session_label(path)
     row.update(values)
     return row
@@ -69,7 +70,7 @@ def _summary(path: str, **values: Any) -> dict[str, Any]:
 
 def _error_defect(path: str, rule: str, exc: BaseException) -> pd.DataFrame:
     message = f"{type(exc).__name__}: {exc}"
-    rows = {"rule": [rule], "severity": ["corrupt"], "message": [message], "file": [path],
+    rows = {"rule": [rule], "severity": ["corrupt"], "message": [message], "file": [path_text(path)],
             "line": [None], "frame": [None], "seq": [None], "byte_offset": [None]}
     return frame(DefectColumns, rows, 1)
 

@@ -9,15 +9,15 @@ exported with nothing to change here)::
     STORE/_schema/<frame>.parquet         an empty file with the frame's Arrow schema
     STORE/<frame>/bucket-<kk>.parquet     the rows of every log whose id falls in bucket kk
 
-``<log>`` is a hash of the log's path relative to the root; each row starts with ``session``,
-that relative path (stable across runs, unlike session ids, which v0 fixtures repeat), and ends
-with ``log``. A log belongs to one of `BUCKETS` buckets (`bucket_of`), so a frame is at most
-`BUCKETS` files whatever the number of sessions (SQL over the store opens few files), rows
-sorted by ``session``; a bucket file with no rows does not exist. Every file of a frame has the
-same Arrow schema (`store_schema`), so pandas (``pd.read_parquet(STORE/"events")``), Polars,
-Spark and DuckDB (`workbench.frames.fleet`) read a frame directory as one table. The
-``sessions`` frame is `load_sessions`' without its wall-time column (which is in the manifest),
-so the store depends only on the logs.
+``<log>`` is a hash of the log's path relative to the root; each row starts with ``session``, that
+relative path (stable across runs, unlike session ids, which v0 fixtures repeat; a name that is not
+UTF-8 shows its bytes as ``\\xNN``, `path_text`), and ends with ``log``. A log belongs to one of
+`BUCKETS` buckets (`bucket_of`), so a frame is at most `BUCKETS` files whatever the number of
+sessions (SQL over the store opens few files), rows sorted by ``session``; a bucket file with no
+rows does not exist. Every file of a frame has the same Arrow schema (`store_schema`), so pandas
+(``pd.read_parquet(STORE/"events")``), Polars, Spark and DuckDB (`workbench.frames.fleet`) read a
+frame directory as one table. The ``sessions`` frame is `load_sessions`' without its wall-time
+column (which is in the manifest), so the store depends only on the logs.
 
 Incremental: a log whose size, mtime, store format and frame schemas match its manifest is
 kept; any other log is exported again; a log gone from the root is dropped. The manifest's
@@ -62,6 +62,7 @@ from workbench.errors import LogUnreadable, StoreUnusable
 from workbench.frames.columns import frame
 from workbench.frames.parquet import as_table, frame_schema
 from workbench.frames.schema import FRAME_NAMES, SCHEMAS, SessionColumns
+from workbench.io.output import path_text
 
 STORE_FORMAT = 2
 """Layout version of the store; a manifest of another version is exported again."""
@@ -133,7 +134,7 @@ def write_json(base: Path, path: Path, value: dict) -> None:
 
 def _table(df: pd.DataFrame, key: str, ident: str, schema: pa.Schema) -> pa.Table:
     out = df.copy(deep=False)
-    out.insert(0, "session", pd.array([key] * len(df), dtype="string"))
+    out.insert(0, "session", pd.array([path_text(key)] * len(df), dtype="string"))
     out[LOG] = pd.array([ident] * len(df), dtype="string")
     return as_table(out, schema)
 
@@ -181,7 +182,7 @@ def export_log(path: str, store: str, key: str, fingerprint: str) -> dict[str, A
             pq.write_table(_table(df, key, ident, store_schema(name)),
                            stage / f"{name}.parquet", compression="none")
     return {
-        "store_format": STORE_FORMAT, "schemas": fingerprint, "log": ident, "session": key,
+        "store_format": STORE_FORMAT, "schemas": fingerprint, "log": ident, "session": path_text(key),
         "path": path, "size": size, "mtime_ns": mtime_ns, "blake2b": digest,
         "format_version": summary.get("format_version"), "verdict": summary.get("verdict"),
         "session_id": summary.get("session_id"), "events": summary.get("events"),

@@ -18,6 +18,7 @@ import pandas as pd
 
 from workbench.core.tool_facts import ANSWERED, as_int
 from workbench.frames.columns import DURATION, TIME, Column, Columns, frame
+from workbench.io.output import path_text
 
 if TYPE_CHECKING:
     from workbench.core.analysis import AnalysedLog
@@ -161,6 +162,7 @@ DefectColumns: Columns = (
 
 
 def defects_frame(defects: list) -> pd.DataFrame:
-    """One row per defect, in the order the loader reported them."""
+    """One row per defect, in the order the loader reported them (a file as `path_text`)."""
     rows = {c.name: [getattr(d, c.name) for d in defects] for c in DefectColumns}
+    rows["file"] = [path_text(f) for f in rows["file"]]
     return frame(DefectColumns, rows, len(defects))

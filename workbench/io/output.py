@@ -1,7 +1,8 @@
 """What a path on disk is, and writing a result file beside the logs. Layer: io (stdlib only).
 
 `special_file` and `entry_is_file` say what a path is without opening it (a FIFO is never
-opened: a read of one waits for a writer).
+opened: a read of one waits for a writer). `path_text` is a path as text any UTF-8 consumer
+holds (Arrow, DuckDB, HTML): a name's undecodable bytes as ``\\xNN``, as the CLI prints them.
 
 Invariants: an input log is never written: a target is the input when it is the same file
 (`same_file`: any path or link to it), not only the same path; a file is replaced only through a
@@ -14,6 +15,18 @@ from __future__ import annotations
 import os
 import stat
 import tempfile
+
+
+def path_text(path: str | os.PathLike) -> str:
+    """`path` as valid Unicode: each byte of a non-UTF-8 name (a surrogate escape of
+    `os.fsdecode`) as ``\\xNN``, any other lone surrogate as ``\\udXXX``; a UTF-8 path as it
+    is. Display only: a file is opened again by the path itself (a manifest keeps it), and the
+    text is not injective."""
+    text = os.fsdecode(path)
+    try:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
