@@ -7,6 +7,7 @@ that every exception class defined anywhere in the package is listed here and de
     WorkbenchError
     ├── LogUnreadable           the path cannot be read at all: missing, a directory, no permission
     ├── LogRefused              a log of a format version we do not read ("upgrade the harness")
+    ├── LogChanged              a loaded log's file changed on disk (replaced, truncated, rewritten)
     ├── LogCorrupt              only in strict mode: the reference loader would reject the log
     ├── FoldError               a surface-fold rule broken at a seq; carries a stable `kind`
     ├── MeterError              a token meter cannot count (tokenizer files missing, bad replay)
@@ -59,6 +60,11 @@ class WorkbenchError(Exception):
 
 class LogUnreadable(WorkbenchError):
     """The path cannot be read (missing, a directory without sessions, permission denied)."""
+
+
+class LogChanged(WorkbenchError):
+    """A loaded log's file no longer holds what the load read (replaced, deleted, truncated or
+    rewritten): events read back later cannot be trusted; load the log again."""
 
 
 class LogRefused(WorkbenchError):

@@ -63,3 +63,26 @@ def test_a_full_disk_is_one_line(log, capsys):
     err = capsys.readouterr().err
     assert "No space left on device" in err and "internal error" not in err
     assert stat.S_ISCHR(os.stat("/dev/full").st_mode)
+
+
+STDOUT_COMMANDS = ["info", "fold", "audit", "tokens", "whatif", "probes", "migrate"]
+
+
+@pytest.mark.skipif(not (os.path.exists("/dev/full") and stat.S_ISCHR(os.stat("/dev/full").st_mode)),
+                    reason="no /dev/full device here")
+@pytest.mark.parametrize("command", STDOUT_COMMANDS)
+def test_stdout_on_a_full_disk_is_one_line_and_a_closed_pipe_is_quiet(log, command):
+    """Every subcommand: stdout that cannot be written is one line, exit 2; `| head` exit 0."""
+    import subprocess
+    import sys
+    run = [sys.executable, "-c", "import sys; from workbench.cli.main import main; "
+           "sys.exit(main(sys.argv[1:]))", command, str(log)]
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(run, stdout=full, stderr=subprocess.PIPE, text=True, timeout=120)
+    assert done.returncode == 2
+    lines = [line for line in done.stderr.splitlines() if "notice:" not in line]
+    assert lines == [f"workbench {command}: {log}: stdout: cannot write: No space left on device"]
+    piped = subprocess.Popen(run, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    piped.stdout.read(1)
+    piped.stdout.close()
+    assert piped.wait(timeout=120) == 0 and b"Traceback" not in piped.stderr.read()

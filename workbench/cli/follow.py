@@ -7,9 +7,9 @@ second) until interrupted; Ctrl-C ends them quietly with exit code 130 (like ``t
 * ``fold --follow`` prints the surface once, then each surface change as it happens: ``+`` an
   appended node, ``~`` a replacement followed by the ``-`` nodes it hid, ``!`` an event the fold
   rejected, ``[``/``]`` a compaction bracket opening and closing (with its status), ``#`` notices
-  (the log was rewritten and loaded again, a newer generation file appeared). ``--json``: one
-  object per change and line (``op``: append, replace, rejected, compaction-open,
-  compaction-close, reload, newer-generation).
+  (the log was rewritten and loaded again, a newer generation file appeared, the log is gone and
+  what was loaded stays shown). ``--json``: one object per change and line (``op``: append,
+  replace, rejected, compaction-open, compaction-close, reload, notice, newer-generation).
 * ``info --follow`` keeps one status line current (events, turns, the last event, running
   brackets with their elapsed time, bytes still being written, verdict, a newer generation of the
   session that appeared beside the log, with the command that follows it): rewritten in place on a
@@ -66,6 +66,7 @@ class _FoldPrinter:
         self.session = session
         self.json = as_json
         self.newer: str | None = None
+        self.notice: str | None = None
 
     def _node(self, seq: int, at: int) -> tuple[str, str, str]:
         from workbench.cli.fold import preview
@@ -97,6 +98,9 @@ class _FoldPrinter:
             _emit(self.json, {"op": "reload", "notice": result.notice}, f"# {clean(str(result.notice))}")
             self.surface()
             return
+        if result.notice and result.notice != self.notice:   # the log is gone: said once
+            self.notice = result.notice
+            _emit(self.json, {"op": "notice", "notice": result.notice}, f"# {clean(result.notice)}")
         for seq in range(result.first, result.first + result.added):
             self.change(seq)
 
@@ -193,11 +197,13 @@ def follow_info(path: str, as_json: bool) -> int:
         return session
     tty = sys.stdout.isatty() and not as_json
     shown: list[Any] = [None]
+    noted: list[Any] = [None]
 
     def step(result: Any) -> None:
         info = status(session)
-        if result.reloaded:
-            note = {"op": "reload", "notice": result.notice}
+        if result.reloaded or (result.notice and result.notice != noted[0]):
+            noted[0] = result.notice
+            note = {"op": "reload" if result.reloaded else "notice", "notice": result.notice}
             print(("\n" if tty else "") + (json.dumps(note) if as_json else f"# {clean(str(result.notice))}"))
         line = json.dumps(info, ensure_ascii=False) if as_json else status_line(info)
         if line == shown[0]:

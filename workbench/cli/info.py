@@ -225,8 +225,11 @@ def run(args: argparse.Namespace) -> int:
     for ref in refs:
         try:
             code = skipped_one(ref, args.json) if ref.skipped else info_one(ref.path, args.json, ref)
-        except BrokenPipeError:
+        except OSError:   # writing stdout (a read error is LogUnreadable): one line in `cli.main`
             raise
+        except WorkbenchError as exc:   # the log changed on disk while it was read
+            _fail(ref.path, str(exc))
+            code = EXIT_UNUSABLE
         except MemoryError:
             _fail(ref.path, "out of memory while reading the log")
             code = EXIT_UNUSABLE

@@ -3,7 +3,10 @@
 No subcommand prints a traceback for any input: an unexpected exception (a workbench bug) becomes
 one stderr line naming the subcommand, the file, the seq being worked on when it is known (the
 innermost ``seq`` of the failing frames, or the exception's own) and "internal error, please
-report", with exit code 2. The global ``--debug`` flag prints the traceback instead.
+report", with exit code 2. The global ``--debug`` flag prints the traceback instead. A log that
+cannot be read, or that changed on disk while it was used (`LogUnreadable`, `LogChanged`), and
+output that cannot be written (a full disk) are one line in their own words, exit code 2; a
+closed pipe (``| head``) ends quietly with 0.
 """
 from __future__ import annotations
 
@@ -14,6 +17,7 @@ from collections.abc import Sequence
 
 from workbench import __version__
 from workbench.cli.common import EXIT_OK, EXIT_UNUSABLE
+from workbench.errors import LogChanged, LogUnreadable
 
 SUBCOMMANDS = ("info", "fold", "audit", "probes", "tokens", "migrate", "report", "lab", "export", "whatif")
 """Subcommand modules under `workbench.cli`, in `--help` order; absent ones are skipped."""
@@ -67,6 +71,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         import os
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
+    except (LogChanged, LogUnreadable) as exc:   # the input, not a bug: its own words
+        _one_line(args, str(exc))
+        return EXIT_UNUSABLE
+    except OSError as exc:   # the output: a full disk, an I/O error (reads raise LogUnreadable)
+        where = "stdout: cannot write" if exc.filename is None else str(exc.filename)
+        _one_line(args, f"{where}: {exc.strerror or exc}")
+        return EXIT_UNUSABLE
     except Exception as exc:  # noqa: BLE001 - the last line of defence: never a traceback
         if args.debug:
             raise
@@ -89,15 +100,22 @@ def _seq_of(exc: BaseException) -> int | None:
     return found
 
 
-def internal_error(args: argparse.Namespace, exc: BaseException) -> None:
-    """The one line for an unexpected exception (see the module docstring)."""
+def _one_line(args: argparse.Namespace, message: str) -> None:
+    """`workbench COMMAND: PATH: message` on stderr; nothing when stderr cannot be written."""
     from workbench.cli.common import say
     paths = getattr(args, "paths", None) or [getattr(args, "path", None) or "-"]
+    try:
+        say(args.command, paths[0] if len(paths) == 1 else " ".join(map(str, paths)), message)
+    except OSError:
+        pass
+
+
+def internal_error(args: argparse.Namespace, exc: BaseException) -> None:
+    """The one line for an unexpected exception (see the module docstring)."""
     seq = _seq_of(exc)
     where = f"seq {seq}: " if seq is not None else "seq unknown: "
-    say(args.command, paths[0] if len(paths) == 1 else " ".join(map(str, paths)),
-        f"{where}internal error, please report ({type(exc).__name__}: {str(exc)[:200]}); "
-        "rerun with --debug for the traceback")
+    _one_line(args, f"{where}internal error, please report ({type(exc).__name__}: "
+              f"{str(exc)[:200]}); rerun with --debug for the traceback")
 
 
 if __name__ == "__main__":

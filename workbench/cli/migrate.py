@@ -69,8 +69,10 @@ def run(args: Any) -> int:
     except MigrationRefused as exc:
         say("migrate", args.path, f"not migrated: {exc}")
         return EXIT_UNUSABLE
-    except OSError as exc:
-        say("migrate", args.output or args.path, exc.strerror or exc)
+    except OSError as exc:   # the output file's; stdout's (a full disk, `| head`): `cli.main`
+        if not args.output:
+            raise
+        say("migrate", args.output, exc.strerror or exc)
         return EXIT_UNUSABLE
     if log.verdict != "clean":
         say("migrate", args.path, f"migrated the {len(log.events)} events the reference keeps "

@@ -79,8 +79,10 @@ def run(args: argparse.Namespace) -> int:
         finally:
             if out is not sys.stdout:
                 out.close()
-    except OSError as exc:   # a full disk, a closed pipe: no sample file, one line
-        say("probes", args.output or "stdout", f"cannot write: {exc.strerror or exc}")
+    except OSError as exc:   # a full disk: no sample file, one line (stdout's: `cli.main`)
+        if args.output is None:
+            raise
+        say("probes", args.output, f"cannot write: {exc.strerror or exc}")
         return EXIT_UNUSABLE
     summary = {"path": args.path, "output": args.output, "samples": count,
                "compactions": len(quality.citations), "by_kind": kinds}

@@ -133,7 +133,7 @@ class LiveLog:
                 return None
             record, data = bytes(self._header[:newline + 1]), bytes(self._header[newline + 1:])
             self._header = bytearray()
-            if not reader.start(record, FileSource(self.path)):
+            if not reader.start(record, FileSource(self.path, self.tail.identity)):
                 self.ended = True
                 return None
         reader.scanner.write(data)
@@ -155,7 +155,8 @@ class LiveLog:
                 reader.fail(exc.issue)
                 self.ended = True
                 return None
-            self._source = FrameSource(FileSource(self.path), self._starts, self._ends, None, decode_segment)
+            self._source = FrameSource(FileSource(self.path, self.tail.identity), self._starts, self._ends,
+                                       None, decode_segment)
             if not reader.start(first, self._source):
                 self.ended = True
                 return None

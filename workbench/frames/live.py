@@ -25,6 +25,7 @@ from typing import Any
 from workbench.core.analysis import AnalysedLog
 from workbench.core.follow import LiveLog
 from workbench.core.log_pass import LogPass
+from workbench.errors import WorkbenchError
 from workbench.frames.meters import extend_log_prices
 from workbench.io.follow import LogTail, newer_generation
 from workbench.io.read import log_path
@@ -119,8 +120,13 @@ def refresh(session: Any) -> Refresh:
     before = live.tail.position
     poll = live.log.poll(collect=False)
     if poll.reset is not None:
+        try:
+            _restart(session, open_live(live.path))
+        except WorkbenchError as exc:   # gone or unreadable now: keep what was loaded, retry
+            return Refresh(len(session), 0, 0, notice=f"{poll.reset}; it cannot be loaded again "
+                           f"({exc}): showing what was loaded, retrying at the next poll",
+                           newer=newer)
         notice = f"{poll.reset}: loaded again from the start"
-        _restart(session, open_live(live.path))
         session.reload_notices.append(notice)
         return Refresh(0, len(session), session.live.tail.pending, True, notice, newer)
     analysis = session.analysis

@@ -96,6 +96,11 @@ class LogTail:
     _unverified: int = 0       # blocks still to verify in the current round
 
     @property
+    def identity(self) -> tuple[int, int] | None:
+        """(device, inode) of the file followed, from the first poll that opened it."""
+        return self._identity
+
+    @property
     def pending(self) -> int:
         """Bytes of an incomplete final record held in memory."""
         return len(self._pending)

@@ -131,7 +131,8 @@ def scan_path(path: str | os.PathLike, *, generation: int | None = None,
     except OSError as exc:
         raise LogUnreadable(f"{path}: cannot be read ({exc.strerror or exc})") from exc
     try:
-        size = os.fstat(handle.fileno()).st_size
+        st = os.fstat(handle.fileno())
+        size, source = st.st_size, FileSource(path, (st.st_dev, st.st_ino))
         first = handle.read(CHUNK)
         reader = Reader(path, generation, observer)
         if first[:4] == zstd.MAGIC_BYTES or (not first and path.endswith(".zstd")):
@@ -139,10 +140,10 @@ def scan_path(path: str | os.PathLike, *, generation: int | None = None,
             data = handle.read()  # one buffer: the frame scan needs random access
             del first
             with paused_gc():
-                return scan_zstd(reader, data, FileSource(path), path)
+                return scan_zstd(reader, data, source, path)
         chunks = iter(lambda: handle.read(CHUNK), b"")
         with paused_gc():
-            return _scan_raw(reader, chunks, first, FileSource(path), path, size)
+            return _scan_raw(reader, chunks, first, source, path, size)
     finally:
         handle.close()
 

@@ -139,13 +139,20 @@ def decode_envelope(value: Any, row: int) -> dict:
 
 
 def expand_sources(event: dict) -> dict:
-    """Re-apply the (already validated) range expansion to a re-parsed event line."""
+    """Re-apply the (already validated) range expansion to a re-parsed event line; a line that
+    no longer holds what was validated (the file changed) may expand to at most its seq entries
+    (the validated list is distinct earlier seqs), else `RowDecodeError`."""
     sources = event.get("sourceEventSeqs")
     if type(sources) is list and any(type(s) is list for s in sources):
         out: list = []
+        bound = event.get("seq")
         for entry in sources:
             if type(entry) is list:
-                out.extend(range(int(entry[0]), int(entry[1]) + 1))
+                lo, hi = int(entry[0]), int(entry[1])
+                if type(bound) not in (int, float) or hi - lo + 1 + len(out) > bound:
+                    raise RowDecodeError("row_invalid", "re-read sourceEventSeqs ranges exceed the "
+                                         "event's seq")
+                out.extend(range(lo, hi + 1))
             else:
                 out.append(entry)
         return {**event, "sourceEventSeqs": out}

@@ -22,14 +22,17 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from workbench.errors import Unimplemented
+from workbench.errors import LogChanged, Unimplemented, WorkbenchError
 
 CACHE_FRAMES = 64
 """Decompressed zstd frames kept by a large log's LRU (a writer's frame holds a few KiB)."""
 
 
 class Source:
-    """Random access to the plaintext bytes a log's events were scanned from."""
+    """Random access to the plaintext bytes a log's events were scanned from; `name` names the
+    file in errors."""
+
+    name = "<bytes in memory>"
 
     def read(self, segment: int, offset: int, length: int) -> bytes:  # pragma: no cover - interface
         raise Unimplemented
@@ -51,10 +54,14 @@ class BytesSource(Source):
 class FileSource(Source):
     """A raw ``.jsonl`` file read with ``pread`` from one read-only descriptor, opened on first use
     and kept until `close` (reading again reopens it). A read from the page cache costs about a
-    microsecond, less than parsing the line; a block cache measured slower for random reads."""
+    microsecond, less than parsing the line; a block cache measured slower for random reads.
 
-    def __init__(self, path: str) -> None:
-        self.path = path
+    `identity` (device, inode) is the file the load read: opening the path finds another file,
+    or none, only when the log was replaced, moved or deleted since (`LogChanged`), never read."""
+
+    def __init__(self, path: str, identity: tuple[int, int] | None = None) -> None:
+        self.path = self.name = path
+        self.identity = identity
         self._fd: int | None = None
         self._lock = threading.Lock()
         self._finalizer: Any = None
@@ -62,8 +69,20 @@ class FileSource(Source):
     def _open(self) -> int:
         with self._lock:
             if self._fd is None:
-                self._fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
-                self._finalizer = weakref.finalize(self, os.close, self._fd)
+                try:
+                    fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+                except OSError as exc:
+                    raise LogChanged(f"{self.path}: the log can no longer be opened "
+                                     f"({exc.strerror or exc}): moved or deleted after it was "
+                                     "loaded; load it again") from None
+                st = os.fstat(fd)
+                if self.identity is not None and (st.st_dev, st.st_ino) != self.identity:
+                    os.close(fd)
+                    raise LogChanged(f"{self.path}: another file is at this path now (the log "
+                                     "was replaced after it was loaded); load it again")
+                self.identity = (st.st_dev, st.st_ino)
+                self._fd = fd
+                self._finalizer = weakref.finalize(self, os.close, fd)
             return self._fd
 
     def read(self, segment: int, offset: int, length: int) -> bytes:
@@ -89,7 +108,7 @@ class FrameSource(Source):
 
     def __init__(self, compressed: Source, starts: array, ends: array, torn: tuple[int, int] | None,
                  decode: Callable[[bytes, int, bool], bytes]) -> None:
-        self.compressed = compressed
+        self.compressed, self.name = compressed, compressed.name
         self.starts, self.ends, self.torn = starts, ends, torn
         self._decode = decode
         self._cache: OrderedDict[int, bytes] = OrderedDict()  # frame number (torn: -1) -> plaintext
@@ -128,12 +147,15 @@ class FrameSource(Source):
             if cached is not None:
                 self._cache.move_to_end(frame)
                 return cached
-        if frame < 0:
-            start, end = self.torn  # type: ignore[misc]
-            data = self._decode(self.compressed.read(0, start, end - start), start, True)
-        else:
-            start = self.starts[frame]
-            data = self._decode(self.compressed.read(0, start, self.ends[frame] - start), start, False)
+        start, end = self.torn if frame < 0 else (self.starts[frame], self.ends[frame])  # type: ignore[misc]
+        try:
+            data = self._decode(self.compressed.read(0, start, end - start), start, frame < 0)
+        except WorkbenchError as exc:  # decoded at load: a failure now is a change on disk
+            if isinstance(exc, LogChanged):
+                raise
+            raise LogChanged(f"{self.name}: the zstd frame at byte {start:,} no longer decodes as "
+                             f"loaded ({exc}): the file changed on disk after it was loaded; load "
+                             "it again") from exc
         if keep:
             with self._lock:
                 self._cache[frame] = data

@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterator, Sequence
 from operator import itemgetter
 from typing import Any, overload
 
-from workbench.errors import SeqOutOfRange
+from workbench.errors import LogChanged, SeqOutOfRange
 from workbench.io import jsjson
 from workbench.io.sources import BytesSource, FileSource, FrameSource, Source
 
@@ -232,12 +232,47 @@ class EventStore(Sequence):
         segment, offset = self._segment_of(index), self._offset[line]
         if member is not None and self._row_key == (segment, offset):
             return self._row[member]
-        value = jsjson.loads(self._source.read(segment, offset, self._length[line]))
+        raw = self._source.read(segment, offset, self._length[line])
         if member is not None:
-            from workbench.io import rows_v0
-            self._row_key, self._row = (segment, offset), rows_v0.decode_storage_record(value)
-            return self._row[member]
-        return self._reparse(value)
+            self._row_key, self._row = (segment, offset), self._read_row(index, line, raw)
+            return self._checked(index, line, self._row[member])
+        return self._event(index, line, raw)
+
+    # -- reading a line back: the bytes the load read, else the file changed (`LogChanged`) ----
+
+    def _event(self, index: int, line: int, raw: bytes) -> dict:
+        """Event `index` from its line's bytes `raw`, read back; `LogChanged` when they are not
+        what the load read (short, not JSON, not that event: the file changed on disk since)."""
+        try:
+            if len(raw) != self._length[line]:
+                raise LogChanged(f"{len(raw)} of its {self._length[line]} bytes are left")
+            value = jsjson.loads(raw)
+            if type(value) is not dict or value.get("seq", index) != index:
+                raise LogChanged("it holds another event")
+            return self._reparse(value)
+        except Exception as exc:  # noqa: BLE001 - bytes validated at load: any failure is a change
+            raise self._changed(index, line, exc) from exc
+
+    def _read_row(self, index: int, line: int, raw: bytes) -> list:
+        """The events of the v0 packed row on `line` (holding event `index`) from its bytes."""
+        from workbench.io import rows_v0
+        try:
+            if len(raw) != self._length[line]:
+                raise LogChanged(f"{len(raw)} of its {self._length[line]} bytes are left")
+            return rows_v0.decode_storage_record(jsjson.loads(raw))
+        except Exception as exc:  # noqa: BLE001 - as in `_event`
+            raise self._changed(index, line, exc) from exc
+
+    def _checked(self, index: int, line: int, event: Any) -> dict:
+        if type(event) is not dict or event.get("seq", index) != index:
+            raise self._changed(index, line, LogChanged("it holds another event"))
+        return event
+
+    def _changed(self, index: int, line: int, exc: Exception) -> LogChanged:
+        number = line + 1 if self._lines is None else self._lines[line]
+        why = str(exc) if isinstance(exc, LogChanged) else f"{type(exc).__name__}: {str(exc)[:200]}"
+        return LogChanged(f"{self._source.name}: event {index} (line {number}) no longer reads back "
+                          f"as loaded ({why}): the file changed on disk after it was loaded; load it again")
 
     def __iter__(self) -> Iterator[dict]:
         """Sequential reading in large windows (one ``pread`` per `WINDOW` bytes, not per event);
@@ -261,15 +296,14 @@ class EventStore(Sequence):
                 yield cached
                 continue
             if member:  # a later member of the row decoded for its first event
-                yield row[member]
+                yield self._checked(index, line, row[member])
                 continue
-            value = jsjson.loads(window.record(self._segment_of(index), offsets[line], lengths[line]))
+            raw = window.record(self._segment_of(index), offsets[line], lengths[line])
             if member is not None:
-                from workbench.io import rows_v0
-                row = rows_v0.decode_storage_record(value)
-                yield row[0]
+                row = self._read_row(index, line, raw)
+                yield self._checked(index, line, row[0])
             else:
-                yield self._reparse(value)
+                yield self._event(index, line, raw)
 
     def iter_at(self, indexes: Sequence[int]) -> Iterator[tuple[int, dict]]:
         """`(index, event)` for ascending `indexes`, parsing only those: windowed sequential
@@ -286,8 +320,8 @@ class EventStore(Sequence):
             if member is not None:
                 yield index, self[index]
                 continue
-            yield index, self._reparse(jsjson.loads(
-                window.record(self._segment_of(index), offsets[line], lengths[line])))
+            yield index, self._event(index, line, window.record(self._segment_of(index), offsets[line],
+                                                                lengths[line]))
 
     def type_of(self, index: int) -> Any:
         """The event's ``type`` without parsing it."""

@@ -138,7 +138,11 @@ class LiveFollow:
         now = time.monotonic()
         due = now - self._last_redraw >= max(REDRAW_SECONDS, COST_FACTOR * self._redraw_cost)
         if self._dirty and (due or force):
-            self.redraw()
+            try:
+                self.redraw()
+            except Exception as exc:  # noqa: BLE001 - as above (a log changed on disk: LogChanged)
+                self.errors += 1
+                self.notices = [f"redrawing failed: {type(exc).__name__}: {exc}"]
         self._badge()
         return result
 
