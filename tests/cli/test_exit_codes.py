@@ -68,3 +68,20 @@ def test_a_store_export_of_a_directory_takes_the_same_rule(kinds, want, tmp_path
         target.write_bytes(logs[kind].read_bytes())
     code = main(["export", str(root), "-o", str(tmp_path / "store"), "--quiet"])
     assert code == want, capsys.readouterr().err
+
+
+EMPTY_PREFIX_RUNS = (["info"], ["fold"], ["fold", "--at", "-1"], ["audit", "--json"],
+                     ["tokens", "--meter", "usage,dsh"], ["tokens", "--meter", "usage", "--json"],
+                     ["probes"], ["migrate"], ["whatif", "--json"])
+
+
+@pytest.mark.parametrize("first_row", [None, b'{"type":"bogus"}\n'], ids=["header-only", "bad-first-row"])
+@pytest.mark.parametrize("run", EMPTY_PREFIX_RUNS, ids=" ".join)
+def test_a_log_with_no_valid_event_is_no_internal_error(run, first_row, tmp_path: Path, capsys) -> None:
+    """Every option that takes a position works when the valid prefix is empty (the end is -1):
+    a result, a finding, or a usage error (`--at -1` of nothing; what-if of a damaged log)."""
+    clean = tour_script(4, session_id="session-exit").write(tmp_path / "c.session.v4.jsonl")
+    log = tmp_path / "e.session.v4.jsonl"
+    log.write_bytes(clean.read_bytes().split(b"\n")[0] + b"\n" + (first_row or b""))
+    assert main([run[0], str(log), *run[1:]]) in (0, 1, 2)
+    assert "internal error" not in capsys.readouterr().err

@@ -88,3 +88,20 @@ def test_cli_whatif_errors(pair, capsys) -> None:
     assert "no logged summary left" in capsys.readouterr().err
     assert main(["whatif", str(LOG)]) == 0
     assert "pressure compaction is disabled" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("setting", ["threshold_ratio=nan", "threshold_ratio=inf", "threshold_ratio=0",
+                                     "threshold_ratio=-1", "retain_ratio=-3", "retain_ratio=1.5",
+                                     "retain_ratio=nan", "context_window=-5", "context_window=0",
+                                     "headroom_tokens=-1", "compaction_retries=1000000000"])
+def test_a_policy_dsh_could_not_run_is_a_usage_error(setting, capsys) -> None:
+    """Checked by `Policy` itself (the library's `whatif.policy` too), before the log is read:
+    the log path does not even have to exist."""
+    assert main(["whatif", "/nonexistent/session.v4.jsonl", "--policy", setting]) == 2
+    err = capsys.readouterr().err
+    assert f"policy setting {setting.split('=')[0]} must be" in err and "internal error" not in err
+    from workbench.core.whatif.policy import Policy
+    from workbench.errors import InvalidArgument
+    key, value = setting.split("=")
+    with pytest.raises(InvalidArgument):
+        Policy(**{key: float(value) if "ratio" in key else int(value)})

@@ -24,6 +24,7 @@ from workbench.cli.common import (
     load_or_exit,
     say,
 )
+from workbench.core.preview import message_preview
 from workbench.core.projection import derive_message
 from workbench.errors import FoldError
 from workbench.io.generations import rules_for
@@ -52,33 +53,12 @@ def _clean(text: str) -> str:
                    else f"\\u{ord(c):04x}" for c in text)
 
 
-def _block_text(block: Any) -> str:
-    if not isinstance(block, dict):
-        return ""
-    kind = block.get("type")
-    if kind in ("text", "reasoning") and isinstance(block.get("text"), str):
-        return block["text"] if kind == "text" else f"[reasoning] {block['text']}"
-    if kind == "tool-call":
-        return f"[call {block.get('name')}] {block.get('arguments')}"
-    if kind == "tool-result":
-        inner = block.get("content")
-        return " ".join(_block_text(b) for b in inner) if isinstance(inner, list) else ""
-    if kind == "image":
-        return "[image, offloaded]" if block.get("offloaded") is True else "[image]"
-    if kind in ("tool-addition", "tool-removal"):
-        return f"[{kind} {block.get('toolName')}]"
-    return f"[{kind}]"
-
-
 def preview(message: Any, width: int = PREVIEW) -> str:
-    """A short single-line preview of a message's content."""
+    """A short single-line preview of a message's content (`core.preview.message_preview`,
+    which reads only the head of a long text), escaped for a terminal."""
     if message is None:
         return "(no model message)"
-    content = message.get("content") if isinstance(message, dict) else None
-    if not isinstance(content, list):
-        return ""
-    text = _clean(" ".join(t for t in (_block_text(b) for b in content) if t))
-    return text if len(text) <= width else text[:width - 1] + "…"
+    return _clean(message_preview(message, width))
 
 
 def _version(log: Any) -> int:

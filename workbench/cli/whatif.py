@@ -69,6 +69,8 @@ def parse_policy(text: str, pruner: str | None) -> dict[str, Any]:
         if len(parts) != 3:
             raise InvalidArgument("--pruner takes thresholdChars,headChars,tailChars")
         settings["pruner"] = dict(zip(("thresholdChars", "headChars", "tailChars"), parts))
+    from workbench.core.whatif.policy import Policy
+    Policy(**settings)   # its own checks (InvalidArgument), before the log is read
     return settings
 
 

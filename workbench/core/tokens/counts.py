@@ -185,7 +185,9 @@ class LogTokens:
         return self._usage
 
     def usage_at(self, seq: Any = None) -> UsageSample | None:
-        """The newest provider sample at or before `seq`."""
+        """The newest provider sample at or before `seq` (None in a log with no events)."""
+        if not self.events:
+            return None
         limit = len(self.events) - 1 if seq is None else self.position_of(seq)
         best = None
         for sample in self.usage():

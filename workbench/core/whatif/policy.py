@@ -36,10 +36,14 @@ from typing import Any
 from workbench.core.compaction.pruner import PruneConfig, resolve_config
 from workbench.core.compaction.selection import select_compactable_range
 from workbench.core.whatif.remap import WhatIfError
+from workbench.errors import InvalidArgument
 from workbench.core.whatif.replay import REMOVE, Replay
 from workbench.io.jsjson import is_number, is_safe_int
 
 Summarizer = Callable[[list[dict[str, Any]]], str]
+
+MAX_RETRIES = 100
+"""Summaries per pressure point are ``1 + compaction_retries``; a replay bounds its time."""
 
 
 @dataclass(frozen=True)
@@ -54,6 +58,28 @@ class Policy:
     max_tokens: int | None = None
     compaction_retries: int = 1
     pruner: Mapping[str, Any] | None = None
+
+    def __post_init__(self) -> None:
+        """Settings DSH could run with, else `InvalidArgument` naming the setting: token counts
+        are integers (a window above 0, the others at least 0, retries at most `MAX_RETRIES`),
+        ratios finite numbers (the threshold's above 0, the retained share 0..1)."""
+        for name in ("context_window", "retain_tokens", "headroom_tokens", "max_tokens",
+                     "compaction_retries"):
+            value = getattr(self, name)
+            if value is None and name in ("context_window", "retain_tokens", "max_tokens"):
+                continue
+            least = 1 if name == "context_window" else 0
+            if type(value) is not int or value < least or (
+                    name == "compaction_retries" and value > MAX_RETRIES):
+                most = f" and at most {MAX_RETRIES}" if name == "compaction_retries" else ""
+                raise InvalidArgument(f"policy setting {name} must be an integer of at least "
+                                      f"{least}{most}, not {value!r}")
+        for name, low, high in (("threshold_ratio", 0.0, math.inf), ("retain_ratio", 0.0, 1.0)):
+            value = getattr(self, name)
+            if type(value) not in (int, float) or not math.isfinite(value) or not (
+                    low < value if name == "threshold_ratio" else low <= value <= high):
+                bounds = "a finite number above 0" if high == math.inf else "a number from 0 to 1"
+                raise InvalidArgument(f"policy setting {name} must be {bounds}, not {value!r}")
 
     def threshold(self, window: int, reserved: int) -> tuple[int | None, int]:
         """(threshold or None when pressure is disabled, retained tail) for a route."""
