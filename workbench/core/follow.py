@@ -73,7 +73,6 @@ class LiveLog:
         self._pipeline = _Pipeline(self.path, self.path, feeders)
         self._observer = _Observer(self._pipeline)
         self._reader = Reader(self.path, generation, self._observer)
-        self._header = bytearray()
         self._starts, self._ends = array("q"), array("q")
         self._source: FrameSource | None = None
         self._plaintext = 0
@@ -107,7 +106,7 @@ class LiveLog:
             return result
         elif self.ended:
             return result
-        if not growth.records:
+        if not growth.records and growth.long_line is None:
             return result
         self._observer.collect = [] if collect else None
         try:
@@ -115,7 +114,7 @@ class LiveLog:
                 if self.tail.encoding == "zstd":
                     self._frames(growth.records)
                 else:
-                    self._lines(growth.records)
+                    self._lines(growth.records, growth.long_line)
         finally:
             result.events = self._observer.collect or []
             self._observer.collect = None
@@ -124,18 +123,22 @@ class LiveLog:
 
     # -- feeding ------------------------------------------------------------------------------
 
-    def _lines(self, data: bytes) -> Any:
+    def _lines(self, data: bytes, long_line: tuple[int, int] | None = None) -> Any:
+        """Complete lines (the tail hands out no other), after `long_line`: a record over
+        `MAX_LINE` whose bytes were never held (`LogTail`), taken as a fresh load takes it."""
         reader = self._reader
         if reader.scanner is None:
-            self._header += data
-            newline = self._header.find(b"\n")
-            if newline == -1:
+            if long_line is not None:
+                reader.long_header()
+                self.ended = True
                 return None
-            record, data = bytes(self._header[:newline + 1]), bytes(self._header[newline + 1:])
-            self._header = bytearray()
+            newline = data.find(b"\n") + 1
+            record, data = data[:newline], data[newline:]
             if not reader.start(record, FileSource(self.path, self.tail.identity)):
                 self.ended = True
                 return None
+        elif long_line is not None:
+            reader.scanner.write_long(long_line[1])
         reader.scanner.write(data)
         self.ended = reader.scanner.stopped
         return None
@@ -167,12 +170,8 @@ class LiveLog:
         for start, end, frame in frames[at:]:
             problem = None
             try:
-                plaintext = zstd.decode_frame(frame, start)
+                plaintext = zstd.decode_within(frame, start, end, self._plaintext)
                 self._plaintext += len(plaintext)
-                if self._plaintext > zstd.MAX_TOTAL_OUTPUT:
-                    problem = ScanIssue("zstd_output_limit", f"Zstandard log expands beyond "
-                                        f"{zstd.MAX_TOTAL_OUTPUT} bytes", frame=len(self._starts) + 1,
-                                        byte_offset=start)
             except IssueError as exc:
                 problem = ScanIssue(exc.issue.kind, exc.issue.message, frame=len(self._starts) + 1,
                                     byte_offset=start)
@@ -220,6 +219,7 @@ class LiveLog:
         reader, pipeline = self._reader, self._pipeline
         saved = reader.defects, reader.issues, reader.fatal
         reader.defects, reader.issues = list(saved[0]), list(saved[1])
+        long_line = None if reader.scanner is None else reader.scanner.long_line   # end_scan clears it
         restore = pipeline.restore
         try:
             encoding = self.tail.encoding or ("zstd" if self.path.endswith(".zstd") else "jsonl")
@@ -237,6 +237,8 @@ class LiveLog:
             return _evaluate(read, pipeline)
         finally:
             reader.defects, reader.issues, reader.fatal = saved
+            if reader.scanner is not None:
+                reader.scanner.long_line = long_line
             pipeline.restore = restore
 
     def log(self) -> Log:

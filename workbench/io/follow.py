@@ -3,7 +3,9 @@
 A `LogTail` remembers how far it has read (`position`) and hands out, at each `poll`, only what
 was appended since: complete lines of a raw ``.jsonl`` log, complete frames of a ``.jsonl.zstd``
 log. An incomplete last line or frame (a write in flight) is *not yet written*: its bytes are kept
-in memory (never read again from disk) and handed out once the rest arrives.
+in memory (never read again from disk) and handed out once the rest arrives; a raw line past
+`MAX_LINE` (the row scanner's rule) is only counted and comes as `Growth.long_line`, as a fresh
+load counts it, and the frame scan resumes inside an incomplete frame (each byte scanned once).
 
 Invariants:
 
@@ -31,7 +33,7 @@ import os
 import zlib
 from dataclasses import dataclass, field
 
-from workbench.io import zstd
+from workbench.io import scan, zstd
 from workbench.io.scan import ScanIssue
 
 WINDOW = 64
@@ -62,6 +64,9 @@ class Growth:
     pending: int = 0
     appended: int = 0
     issue: ScanIssue | None = None
+    long_line: tuple[int, int] | None = None
+    """Raw: ``(file offset, length)`` of a record longer than `MAX_LINE` that comes before
+    `records`, counted and never held (the row scanner's rule: `LineScanner.write_long`)."""
 
     @property
     def error(self) -> str | None:
@@ -70,7 +75,7 @@ class Growth:
 
     @property
     def empty(self) -> bool:
-        return not self.records and self.reset is None and self.error is None
+        return not self.records and self.long_line is None and self.reset is None and self.error is None
 
 
 @dataclass(slots=True)
@@ -86,6 +91,8 @@ class LogTail:
     polls: int = 0
     stopped: str | None = None
     _pending: bytearray = field(default_factory=bytearray)
+    _dropped: int = 0          # raw: bytes of the incomplete record past MAX_LINE, counted not held
+    _resume: tuple[int, bool] | None = None   # zstd: where the scan of the incomplete frame stopped
     _head: bytes = b""
     _last: bytes = b""
     _identity: tuple[int, int] | None = None
@@ -102,13 +109,14 @@ class LogTail:
 
     @property
     def pending(self) -> int:
-        """Bytes of an incomplete final record held in memory."""
-        return len(self._pending)
+        """Bytes of an incomplete final record (held in memory, but for a raw record's bytes past
+        `MAX_LINE`: counted only)."""
+        return len(self._pending) + self._dropped
 
     @property
     def consumed(self) -> int:
         """File bytes read so far (handed out or pending)."""
-        return self.position + len(self._pending)
+        return self.position + self.pending
 
     def _stop(self, reason: str) -> Growth:
         self.stopped = reason
@@ -160,12 +168,17 @@ class LogTail:
         elif len(self._head) < WINDOW:
             self._head = (self._head + data)[:WINDOW]
         self._last = (self._last + data)[-WINDOW:]
-        self._pending += data
         if self.encoding is None:
+            self._pending += data
             if len(self._pending) < 4:
                 return Growth(pending=self.pending)
             self.encoding = "zstd" if bytes(self._pending[:4]) == zstd.MAGIC_BYTES else "jsonl"
-        return self._split_zstd() if self.encoding == "zstd" else self._split_raw()
+            data = bytes(self._pending)
+            self._pending.clear()
+        if self.encoding == "zstd":
+            self._pending += data
+            return self._split_zstd()
+        return self._split_raw(data)
 
     def _prefix_unchanged(self, fd: int) -> bool:
         head = os.pread(fd, len(self._head), 0)
@@ -207,32 +220,56 @@ class LogTail:
             budget -= len(block)
         return None
 
-    def _split_raw(self) -> Growth:
+    def _split_raw(self, data: bytes) -> Growth:
+        """The complete lines of the incomplete record so far plus `data` (searched alone, once).
+        A record longer than `MAX_LINE` (the row scanner's rule, `workbench.io.scan`) is counted,
+        never held: its bytes past the limit are dropped and it comes as `Growth.long_line`."""
         pending = self._pending
-        cut = pending.rfind(b"\n") + 1
-        if not cut:
-            return Growth(pending=len(pending))
-        records = bytes(pending[:cut])
-        del pending[:cut]
+        newline = data.rfind(b"\n")
+        if newline == -1:
+            if self._dropped or len(pending) + len(data) > scan.MAX_LINE:
+                self._dropped += len(pending) + len(data)
+                pending.clear()
+            else:
+                pending += data
+            return Growth(pending=self.pending)
+        first = data.find(b"\n")
+        start, length = self.position, self.pending + first
+        long_line = None
+        if length > scan.MAX_LINE:
+            long_line, records = (start, length), data[first + 1:newline + 1]
+        elif pending:
+            records = bytes(pending) + data[:newline + 1]
+        else:
+            records = data[:newline + 1] if newline + 1 < len(data) else data
+        cut = self.pending + newline + 1
+        pending.clear()
+        self._dropped = 0
+        if len(data) - newline - 1 > scan.MAX_LINE:
+            self._dropped = len(data) - newline - 1
+        else:
+            pending += data[newline + 1:]
         self.position += cut
-        return Growth(records=records, pending=len(pending), appended=cut)
+        return Growth(records=records, pending=self.pending, appended=cut, long_line=long_line)
 
     def _split_zstd(self) -> Growth:
+        """The complete frames of the pending bytes; the frame scan resumes inside the incomplete
+        frame where the last poll's stopped (`zstd.scan_frames`), so each byte is scanned once."""
         pending = self._pending
-        scan = zstd.scan_frames(memoryview(pending))
-        issue = scan.issue   # a framing error ends reading; the complete frames before it come too
+        base = self.position
+        with memoryview(pending) as view:
+            found = zstd.scan_frames(view, resume=self._resume)
+            frames = [(base + s, base + e, bytes(view[s:e])) for s, e in zip(found.starts, found.ends)]
+        self._resume = found.resume
+        issue = found.issue   # a framing error ends reading; the complete frames before it come too
         if issue is not None:
             self.stopped = issue.message
-        if not len(scan):
+        if not frames:
             return Growth(pending=len(pending), issue=issue)
-        base = self.position
-        data = bytes(pending)
-        frames = [(base + s, base + e, data[s:e]) for s, e in zip(scan.starts, scan.ends)]
-        cut = scan.ends[-1]
+        cut = found.ends[-1]
         del pending[:cut]
         self.position += cut
         return Growth(records=frames, pending=len(pending), appended=cut, issue=issue)
-
 
 
 

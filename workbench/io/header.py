@@ -36,6 +36,7 @@ _V4_REQUIRED = ("type", "version", "id", "createdAt", "isSeeded", "delegationDep
 _V4_KEYS = frozenset(_V4_REQUIRED + ("cwd", "parentSession", "origin", "agentPreset"))
 
 HEADER_MISSING = "empty or header-less session log"
+HEADER_NOT_JSON = "corrupt session log: header line is not valid JSON"
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,7 +170,7 @@ def parse_header_record(record: bytes, *, generation: int | None = None,
         value = jsjson.loads(record[:-1])
     except (ValueError, UnicodeDecodeError, RecursionError):
         return HeaderResult(fallback, None, jsjson.ABSENT,
-                            _invalid("corrupt session log: header line is not valid JSON", "header_not_json"))
+                            _invalid(HEADER_NOT_JSON, "header_not_json"))
     version = value.get("version", jsjson.ABSENT) if type(value) is dict else jsjson.ABSENT
     numeric = jsjson.is_number(version)
     sniffed = gen is None or gen not in READABLE

@@ -290,7 +290,9 @@ def stringify(value: Any, indent: int = 0) -> str:
 RECALL_MIN_BYTES = 512
 """`stringify_recalled` remembers the texts of values whose orjson form is at least this long."""
 RECALL_ENTRIES = 32
-_RECALLED = Memo(RECALL_ENTRIES)
+RECALL_BYTES = 16 * 1024 * 1024
+"""Bytes of fingerprints and texts those entries may hold (a value may be a 200 MB message)."""
+_RECALLED = Memo(RECALL_ENTRIES, RECALL_BYTES)
 
 
 def _fingerprint(value: Any) -> bytes | None:
@@ -306,12 +308,16 @@ def _fingerprint(value: Any) -> bytes | None:
 
 def stringify_recalled(value: Any) -> str:
     """`stringify(value)`, remembered by fingerprint for a large value met again (the tool
-    schemas an envelope repeats at every step); at most `RECALL_ENTRIES` texts are kept."""
+    schemas an envelope repeats at every step); at most `RECALL_ENTRIES` texts are kept, of
+    `RECALL_BYTES` in all."""
     key = _fingerprint(value)
     if key is None or len(key) < RECALL_MIN_BYTES:
         return stringify(value)
     text = _RECALLED.get(key)
-    return text if text is not None else _RECALLED.remember(key, stringify(value))
+    if text is None:
+        text = stringify(value)
+        _RECALLED.remember(key, text, len(key) + len(text))
+    return text
 
 
 def same_text(a: Any, b: Any) -> bool:

@@ -4,8 +4,10 @@ Pipeline (v0 spec §1.6-1.9, v4 spec §1.6-1.9), each step with the reference's 
 
 1. encoding by content: the zstd magic ``28 B5 2F FD`` (never the file name); an empty file is
    zstd only when its name says so;
-2. raw: the header record is everything up to the first ``\\n``; zstd: the frame scan, then frame 1
-   must be exactly the header line (`workbench.io.zstd`);
+2. raw: the header record is everything up to the first ``\\n`` (none: ``header_missing``; a
+   line longer than `MAX_LINE` is unparsable, as a row is: ``header_not_json`` plus ``line_limit``,
+   never held); zstd: the frame scan, then frame 1 must be exactly the header line
+   (`workbench.io.zstd`);
 3. the header record and the reader generation (`workbench.io.header`);
 4. the rows, through the line scanner (`workbench.io.scan`) with the generation's row codec
    (`rows_v4.V4Codec`, `rows_v3.V3Codec` or `legacy.V0Codec`); zstd: every complete frame must decode and end at a
@@ -24,7 +26,7 @@ import os
 from typing import Any
 
 from workbench.errors import LogUnreadable
-from workbench.io import zstd
+from workbench.io import scan, zstd
 from workbench.io.header import HEADER_MISSING
 from workbench.io.model import Log
 from workbench.io.read_zstd import scan_zstd
@@ -43,24 +45,45 @@ CHUNK = 8 * 1024 * 1024
 """Bytes read per step from a raw file (the file is never held whole in memory)."""
 
 
-def _scan_raw(reader: Reader, chunks: Any, first: bytes, source: Any, path: str,
-              byte_length: int) -> ReadResult:
-    buffer = first
-    newline = buffer.find(b"\n")
+def _header_record(chunks: Any, first: bytes) -> tuple[bytes | None, bool, bytes]:
+    """The header record through its ``\\n`` (None: it has none, or is longer than `MAX_LINE`:
+    the row scanner's rule, so its bytes past that are counted, never held), whether a ``\\n``
+    ends it, and the bytes after it in the chunk that ends it. Each chunk is searched once."""
+    parts: list[bytes] | None = [first]
+    before, chunk = 0, first   # bytes of the header line before `chunk`
+    newline = first.find(b"\n")
     while newline == -1:
+        before += len(chunk)
         chunk = next(chunks, b"")
         if not chunk:
-            break
-        buffer += chunk
-        newline = buffer.find(b"\n")
-    if newline == -1:
-        reader.fail(ScanIssue("header_missing", HEADER_MISSING, line=0))
+            return None, False, b""
+        newline = chunk.find(b"\n")
+        if parts is not None:
+            if before + (len(chunk) if newline == -1 else newline) > scan.MAX_LINE:
+                parts = None
+            else:
+                parts.append(chunk)
+    rest = chunk[newline + 1:]
+    if parts is None or before + newline > scan.MAX_LINE:
+        return None, True, rest
+    parts[-1] = chunk[:newline + 1]
+    return b"".join(parts), True, rest
+
+
+def _scan_raw(reader: Reader, chunks: Any, first: bytes, source: Any, path: str,
+              byte_length: int) -> ReadResult:
+    record, ended, rest = _header_record(chunks, first)
+    if record is None:
+        if ended:
+            reader.long_header()
+        else:
+            reader.fail(ScanIssue("header_missing", HEADER_MISSING, line=0))
         return reader.build(path, "jsonl", byte_length)
-    if not reader.start(buffer[:newline + 1], source):
+    if not reader.start(record, source):
         return reader.build(path, "jsonl", byte_length)
     scanner = reader.scanner
-    scanner.write(buffer[newline + 1:])
-    del buffer
+    scanner.write(rest)
+    del rest, record
     for chunk in chunks:
         if scanner.stopped:
             break

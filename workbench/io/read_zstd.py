@@ -6,7 +6,7 @@ must end at a record boundary; a structure problem (a wrong magic, a reserved bi
 failure, and the complete frames before it are still read, as far as they go (the readable
 prefix); runs of consecutive frames (`RUN_BYTES` of plaintext) become one
 event-store segment, scanned at once; a torn final frame yields what decodes and is reported as
-tolerated. The log's total plaintext is bounded by `zstd.MAX_TOTAL_OUTPUT`. Every problem
+tolerated. The log's total plaintext is bounded (`zstd.decode_within`). Every problem
 becomes a defect of the `Reader` (`workbench.io.reader`); nothing here raises for a damaged log.
 """
 from __future__ import annotations
@@ -70,11 +70,8 @@ def scan_zstd(reader: Reader, data: bytes | memoryview, compressed: Any, path: s
         start, end = starts[index], ends[index]
         problem = None
         try:
-            plaintext = zstd.decode_frame(data[start:end], start)
+            plaintext = zstd.decode_within(data[start:end], start, end, total)
             total += len(plaintext)
-            if total > zstd.MAX_TOTAL_OUTPUT:
-                problem = ScanIssue("zstd_output_limit", f"Zstandard log expands beyond {zstd.MAX_TOTAL_OUTPUT} bytes",
-                                    frame=index + 1, byte_offset=start)
         except IssueError as exc:
             problem = ScanIssue(exc.issue.kind, exc.issue.message, frame=index + 1, byte_offset=start)
         if problem is not None:  # the frames before it are scanned first: they may end reading

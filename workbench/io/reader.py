@@ -17,12 +17,13 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from workbench.io.generations import nested_streams
-from workbench.io.header import HeaderResult, parse_header_record
+from workbench.io.header import HEADER_NOT_JSON, HeaderResult, parse_header_record
 from workbench.io.legacy import V0Codec
 from workbench.io.model import Defect, Log
 from workbench.io.rows_v3 import V3Codec
 from workbench.io.rows_v4 import V4Codec
-from workbench.io.scan import MAX_LINE, LineScanner, ScanIssue
+from workbench.io import scan
+from workbench.io.scan import LineScanner, ScanIssue
 from workbench.io.sources import BytesSource
 from workbench.io.store import EventStore
 
@@ -113,6 +114,12 @@ class Reader:
         self.scanner = LineScanner(self.codec, self._sink, base=len(record), batch=self._batch_sink())
         return True
 
+    def long_header(self) -> None:
+        """The header record is longer than `MAX_LINE`: unparsable, as a row that long is
+        (`LineScanner`), so the header is not JSON; rows cannot be read (its bytes never held)."""
+        self.fail(ScanIssue("header_not_json", HEADER_NOT_JSON, line=0))
+        self.defects.append(line_limit(0, self.name))
+
     def _batch_sink(self) -> Callable[[list, int, list, list, int, list], None]:
         extend = self.store.extend
         accept = self._accept
@@ -134,10 +141,7 @@ class Reader:
         """After the committed bytes: record a fatal or tolerated scanner issue."""
         scanner = self.scanner
         if scanner.long_line is not None:
-            self.defects.append(Defect(
-                "line_limit", f"line {scanner.long_line} is longer than {MAX_LINE} bytes (MAX_LINE, "
-                "the longest string the reference can decode): counted as unparsable, never held",
-                self.name, "warning", line=scanner.long_line))
+            self.defects.append(line_limit(scanner.long_line, self.name))
             scanner.long_line = None
         if scanner.fatal is not None:
             self.fail(scanner.fatal)
@@ -181,6 +185,14 @@ class Reader:
         return ReadResult(log, header, self.fatal, tolerated, self.codec, self.issues)
 
 
+def line_limit(line: int, path: str) -> Defect:
+    """Rule ``line_limit``: record `line` (0: the header) is longer than `MAX_LINE` (the scanner's
+    rule), counted as unparsable without being held."""
+    return Defect("line_limit", f"line {line} is longer than {scan.MAX_LINE} bytes (MAX_LINE, the longest "
+                  "string the reference can decode): counted as unparsable, never held", path, "warning",
+                  line=line)
+
+
 def finish_v4(reader: Reader) -> None:
     """The decoder's end-of-log check: inherited marker vs ``isSeeded`` (v4 spec §1.3)."""
     if reader.fatal is None and isinstance(reader.codec, V4Codec) and reader.header.meta is not None:
@@ -209,4 +221,4 @@ def paused_gc() -> Iterator[None]:
             gc.enable()
 
 
-__all__ = ["Observer", "ReadResult", "Reader", "defect", "finish_v4", "paused_gc", "torn_defect"]
+__all__ = ["Observer", "ReadResult", "Reader", "defect", "finish_v4", "line_limit", "paused_gc", "torn_defect"]

@@ -325,12 +325,12 @@ class LineScanner(TailScan):
             newline = find(b"\n", pos)
         return pos
 
-    def _line(self, data: bytes, start: int, stop: int, chunk_start: int) -> None:
-        """Line `data[start:stop]` (no newline): consumed, or counted when over `MAX_LINE`."""
-        if stop - start > MAX_LINE:
-            self._unparsable(chunk_start + start)
-        else:
-            self._consume(data[start:stop], chunk_start + start, chunk_start + stop)
+    def write_long(self, length: int) -> None:
+        """A record of `length` bytes over `MAX_LINE` and its newline, bytes the caller never held
+        (a follower, `workbench.io.follow`), after complete records: as `write` takes it."""
+        start, self.input_bytes = self.input_bytes, self.input_bytes + length + 1
+        if not self.stopped and (self.issue is None or self._charge(length + 1, start)):
+            self._unparsable(start)
 
     def _unparsable(self, start: int) -> None:
         """A record longer than `MAX_LINE`: counted as unparsable without holding or parsing it."""

@@ -18,14 +18,18 @@ import threading
 import weakref
 from array import array
 from bisect import bisect_left, bisect_right
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from workbench.errors import LogChanged, Unimplemented, WorkbenchError
+from workbench.io.memo import Recent
 
 CACHE_FRAMES = 64
 """Decompressed zstd frames kept by a large log's LRU (a writer's frame holds a few KiB)."""
+
+CACHE_FRAME_BYTES = 64 * 1024 * 1024
+"""Plaintext bytes those frames may hold (`memo.Recent`: a hostile log's frames hold up to
+`zstd.MAX_FRAME_OUTPUT` each); the frame just read is kept whatever its size."""
 
 
 class Source:
@@ -100,7 +104,7 @@ class FrameSource(Source):
     """A zstd log: segment k is the plaintext of a run of consecutive frames (the reader
     registers the runs with `add_segment`: the scan hands the scanner a run at once, since tens of
     frames of a few KiB each cost far less together). A read decompresses only the frames it
-    covers, and keeps the last `CACHE_FRAMES` frames decompressed (LRU).
+    covers, and keeps the last `CACHE_FRAMES` frames decompressed, at most `CACHE_FRAME_BYTES` (LRU).
 
     Frame k (0-based) spans ``starts[k]..ends[k]`` of the compressed file; the segment after the
     registered ones (`torn_segment`) is the torn final frame ``torn_start..torn_end``, if any.
@@ -111,7 +115,7 @@ class FrameSource(Source):
         self.compressed, self.name = compressed, compressed.name
         self.starts, self.ends, self.torn = starts, ends, torn
         self._decode = decode
-        self._cache: OrderedDict[int, bytes] = OrderedDict()  # frame number (torn: -1) -> plaintext
+        self._cache = Recent(CACHE_FRAMES, CACHE_FRAME_BYTES)  # frame number (torn: -1) -> plaintext
         self._lock = threading.Lock()
         self._first = array("q")  # segment k holds frames _first[k] .. _stop[k] - 1
         self._stop = array("q")
@@ -158,9 +162,7 @@ class FrameSource(Source):
                              "it again") from exc
         if keep:
             with self._lock:
-                self._cache[frame] = data
-                if len(self._cache) > CACHE_FRAMES:
-                    self._cache.popitem(last=False)
+                self._cache.keep(frame, data, len(data))
         return data
 
     def plaintext(self, segment: int) -> bytes:
@@ -191,4 +193,4 @@ class FrameSource(Source):
         self.compressed.close()
 
 
-__all__ = ["BytesSource", "CACHE_FRAMES", "FileSource", "FrameSource", "Source"]
+__all__ = ["BytesSource", "CACHE_FRAME_BYTES", "CACHE_FRAMES", "FileSource", "FrameSource", "Source"]

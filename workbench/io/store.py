@@ -12,22 +12,23 @@ under 1 GiB), so the store keeps, per event, only where its line lives and parse
   line reference plus, when needed, the decoded dict itself.
 
 Every log is stored this way, whatever its size (the load's pass reads each event while it has
-it parsed). Parsed dicts are cached in a small LRU; any other read parses afresh, so an event's
-identity means nothing: compare seqs, never ``is``. Events are shared, never copied: callers
-must not mutate them. The per-event type is kept as a small code so filters by type never parse.
+it parsed). Parsed dicts are cached in a small LRU (`CACHE_EVENTS`, `CACHE_EVENT_BYTES`); any
+other read parses afresh, so an event's identity means nothing: compare seqs, never ``is``.
+Events are shared, never copied: callers must not mutate them. The per-event type is kept as a
+small code so filters by type never parse.
 """
 from __future__ import annotations
 
 import operator
 from array import array
 from bisect import bisect_right
-from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from operator import itemgetter
 from typing import Any, overload
 
 from workbench.errors import LogChanged, SeqOutOfRange
 from workbench.io import jsjson
+from workbench.io.memo import Recent
 from workbench.io.sources import BytesSource, FileSource, FrameSource, Source
 
 _TYPE_OF = itemgetter("type")
@@ -35,6 +36,10 @@ _SUB = operator.sub
 
 CACHE_EVENTS = 1024
 """Parsed dicts kept by the LRU."""
+
+CACHE_EVENT_BYTES = 64 * 1024 * 1024
+"""Bytes of their lines those dicts may stand for (`memo.Recent`: a line may hold 200 MB of
+text); the event just read is kept whatever its size."""
 
 WINDOW = 4 * 1024 * 1024
 """Bytes read at once when the store is iterated in order."""
@@ -64,7 +69,7 @@ class EventStore(Sequence):
         self._extra = 0
         self._inline: dict[int, dict] = {}
         self._spanning: set[int] = set()
-        self._cache: OrderedDict[int, dict] = OrderedDict()
+        self._cache = Recent(CACHE_EVENTS, CACHE_EVENT_BYTES)
         self._segment_base = 0
         self._segment_end: int | None = None
         self._row_key: tuple[int, int] | None = None
@@ -219,10 +224,8 @@ class EventStore(Sequence):
             self._cache.move_to_end(index)
             return cached
         event = self._load(index)
-        self._cache[index] = event
-        if len(self._cache) > CACHE_EVENTS:
-            self._cache.popitem(last=False)
-        return event
+        line = self._locate(index)[0] if self._packed_first else index
+        return self._cache.keep(index, event, self._length[line])   # its line's bytes: its cost
 
     def _load(self, index: int) -> dict:
         inline = self._inline.get(index)

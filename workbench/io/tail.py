@@ -42,6 +42,8 @@ class TailScan:
     limit: Any
     line: int
     stopped: bool
+    _unparsable: Any
+    _consume: Any
 
     def _charge(self, size: int, at: int) -> bool:
         """Charge a chunk read after the issue to `AFTER_ISSUE_INPUT`; False once it is spent."""
@@ -99,6 +101,14 @@ class TailScan:
                 self._stop(f"{AFTER_ISSUE_INPUT} bytes were read after the first issue "
                            "(limit AFTER_ISSUE_INPUT)", chunk_start + end)
         return end
+
+    def _line(self, data: bytes, start: int, stop: int, chunk_start: int) -> None:
+        """Line `data[start:stop]` (no newline): consumed, or counted when over `MAX_LINE`."""
+        from workbench.io import scan
+        if stop - start > scan.MAX_LINE:
+            self._unparsable(chunk_start + start)
+        else:
+            self._consume(data[start:stop], chunk_start + start, chunk_start + stop)
 
     def _candidate(self, line_bytes: bytes, start: int) -> bool:
         """After the issue: whether line `self.line + 1` must be parsed (it may hold a type that

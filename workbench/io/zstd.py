@@ -16,8 +16,9 @@ Rules reproduced from the reference (``scanZstdFrames``, ``readZstdPrefix``):
 * from the torn final frame the reader keeps whatever the decoder yields (stored blocks decode
   partially, compressed blocks only when complete); a decoder error there yields nothing.
 
-Untrusted input: a frame that expands beyond `MAX_FRAME_OUTPUT` (or a log beyond
-`MAX_TOTAL_OUTPUT`) is refused as ``zstd_output_limit`` instead of exhausting memory.
+Untrusted input: a frame that expands beyond `MAX_FRAME_OUTPUT`, or a log beyond
+`MAX_TOTAL_OUTPUT` or `MAX_RATIO` times its compressed bytes (`decode_within`), is refused as
+``zstd_output_limit`` instead of exhausting memory and time.
 """
 from __future__ import annotations
 
@@ -38,6 +39,14 @@ MAX_FRAME_OUTPUT = 256 * 1024 * 1024
 MAX_TOTAL_OUTPUT = 64 * 1024 * 1024 * 1024
 """Largest plaintext accepted from one log; only a decompression bomb reaches it."""
 
+MAX_RATIO = 1000
+"""Largest plaintext per compressed byte accepted from a log past `RATIO_FLOOR` bytes of plaintext
+(DSH's logs expand 4-20 times; a bomb expands thousands of times and would cost minutes of
+decompression and scanning, and gigabytes of cached frames, before `MAX_TOTAL_OUTPUT`)."""
+
+RATIO_FLOOR = MAX_FRAME_OUTPUT
+"""Plaintext a log may reach whatever its ratio (a small log of long repeated texts is fine)."""
+
 _FEED = 1024
 """Compressed bytes fed per decoder call: bounds the output of one call to ~32 MiB (RLE ratio)."""
 
@@ -52,6 +61,9 @@ class FrameScan:
     ends: array
     torn_start: int | None
     issue: ScanIssue | None = None
+    resume: tuple[int, bool] | None = None
+    """For the torn frame: ``(offset from its start, checksum flag)`` of its first block header not
+    complete yet, for a later `scan_frames(..., resume=...)` of the bytes from its start."""
 
     def __len__(self) -> int:
         return len(self.starts)
@@ -62,9 +74,12 @@ class FrameScan:
         return tuple(zip(self.starts, self.ends))
 
 
-def scan_frames(buf: bytes | memoryview, max_frames: int | None = None) -> FrameScan:
+def scan_frames(buf: bytes | memoryview, max_frames: int | None = None, *,
+                resume: tuple[int, bool] | None = None) -> FrameScan:
     """Locate complete frames without decompressing (reference: scanZstdFrames, which throws
-    at a structure problem: here it ends the scan, `FrameScan.issue`)."""
+    at a structure problem: here it ends the scan, `FrameScan.issue`). `resume`: `buf` starts
+    with a frame an earlier scan found torn (its `FrameScan.resume`): its header and blocks
+    before that offset are not walked again."""
     starts, ends = array("q"), array("q")
 
     def _structure(message: str, at: int) -> FrameScan:
@@ -75,30 +90,35 @@ def scan_frames(buf: bytes | memoryview, max_frames: int | None = None) -> Frame
     offset = 0
     while offset < size:
         start = offset
-        if size - offset < 4:
-            return FrameScan(starts, ends, start)
-        if int.from_bytes(buf[offset:offset + 4], "little") != MAGIC:
-            return _structure("invalid frame magic", offset)
-        offset += 4
-        if offset == size:
-            return FrameScan(starts, ends, start)
-        descriptor = buf[offset]
-        offset += 1
-        if descriptor & 0x18:
-            return _structure("reserved frame-header bit", offset - 1)
-        fcs_flag = descriptor >> 6
-        single = bool(descriptor & 0x20)
-        checksum = bool(descriptor & 0x04)
-        dict_flag = descriptor & 0x03
-        dict_bytes = 4 if dict_flag == 3 else dict_flag
-        fcs_bytes = (1 if single else 0) if fcs_flag == 0 else 1 << fcs_flag
-        header_rest = (0 if single else 1) + dict_bytes + fcs_bytes
-        if size - offset < header_rest:
-            return FrameScan(starts, ends, start)
-        offset += header_rest
-        while True:
-            if size - offset < 3:
+        if resume is not None:
+            offset, checksum = start + resume[0], resume[1]
+            resume = None
+        else:
+            if size - offset < 4:
                 return FrameScan(starts, ends, start)
+            if int.from_bytes(buf[offset:offset + 4], "little") != MAGIC:
+                return _structure("invalid frame magic", offset)
+            offset += 4
+            if offset == size:
+                return FrameScan(starts, ends, start)
+            descriptor = buf[offset]
+            offset += 1
+            if descriptor & 0x18:
+                return _structure("reserved frame-header bit", offset - 1)
+            fcs_flag = descriptor >> 6
+            single = bool(descriptor & 0x20)
+            checksum = bool(descriptor & 0x04)
+            dict_flag = descriptor & 0x03
+            dict_bytes = 4 if dict_flag == 3 else dict_flag
+            fcs_bytes = (1 if single else 0) if fcs_flag == 0 else 1 << fcs_flag
+            header_rest = (0 if single else 1) + dict_bytes + fcs_bytes
+            if size - offset < header_rest:
+                return FrameScan(starts, ends, start)
+            offset += header_rest
+        while True:
+            at = offset   # this block's header
+            if size - offset < 3:
+                return FrameScan(starts, ends, start, resume=(at - start, checksum))
             block = int.from_bytes(buf[offset:offset + 3], "little")
             offset += 3
             block_type = (block >> 1) & 3
@@ -106,13 +126,13 @@ def scan_frames(buf: bytes | memoryview, max_frames: int | None = None) -> Frame
                 return _structure("reserved block type", offset - 3)
             payload = 1 if block_type == 1 else block >> 3
             if size - offset < payload:
-                return FrameScan(starts, ends, start)
+                return FrameScan(starts, ends, start, resume=(at - start, checksum))
             offset += payload
             if block & 1:
                 break
         if checksum:
             if size - offset < 4:
-                return FrameScan(starts, ends, start)
+                return FrameScan(starts, ends, start, resume=(at - start, checksum))
             offset += 4
         starts.append(start)
         ends.append(offset)
@@ -122,6 +142,32 @@ def scan_frames(buf: bytes | memoryview, max_frames: int | None = None) -> Frame
 
 
 _DCTX = zstandard.ZstdDecompressor()
+
+
+def output_allowed(compressed: int) -> int:
+    """Most plaintext a log may expand to from its first `compressed` bytes: `MAX_TOTAL_OUTPUT`,
+    and past `RATIO_FLOOR` at most `MAX_RATIO` times `compressed`."""
+    return min(MAX_TOTAL_OUTPUT, max(RATIO_FLOOR, MAX_RATIO * compressed))
+
+
+def decode_within(frame: bytes | memoryview, start: int, end: int, total: int) -> bytes:
+    """`decode_frame` of the frame at ``[start, end)`` of the file when the frames before it
+    expanded to `total` bytes; decoding stops (``zstd_output_limit``) as soon as the log would pass
+    `output_allowed(end)`: a workbench resource limit (the reference reads on), so a bomb costs
+    at most that much decompression; the frames before it are the readable prefix."""
+    allowed = output_allowed(end)
+    room = allowed - total
+    if room >= MAX_FRAME_OUTPUT:
+        return decode_frame(frame, start)
+    try:
+        return decode_frame(frame, start, limit=max(room, 0))
+    except IssueError as exc:
+        if exc.issue.kind != "zstd_output_limit":
+            raise
+        raise IssueError(ScanIssue(
+            "zstd_output_limit", f"Zstandard log expands beyond {allowed} bytes from its first {end} "
+            f"bytes (MAX_TOTAL_OUTPUT, or MAX_RATIO = {MAX_RATIO} times past {RATIO_FLOOR} bytes): a "
+            "workbench resource limit; reading stopped before this frame", byte_offset=start)) from None
 
 
 def _limit(start: int, limit: int) -> IssueError:
@@ -201,6 +247,6 @@ def compress_frames(chunks: list[bytes], *, level: int = 3) -> bytes:
     return b"".join(out)
 
 
-__all__ = ["FrameScan", "MAGIC_BYTES", "MAX_FRAME_OUTPUT", "MAX_TOTAL_OUTPUT",
-           "assert_header_frame", "compress_frames", "decode_frame", "decode_torn_prefix",
-           "scan_frames"]
+__all__ = ["FrameScan", "MAGIC_BYTES", "MAX_FRAME_OUTPUT", "MAX_RATIO", "MAX_TOTAL_OUTPUT",
+           "RATIO_FLOOR", "assert_header_frame", "compress_frames", "decode_frame", "decode_torn_prefix",
+           "decode_within", "output_allowed", "scan_frames"]
