@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from workbench.core.analysis import AnalysedLog, SurfaceArrays
+from workbench.core.seqs import resolve_seq
 from workbench.errors import UnknownName
 from workbench.frames.quality import QualityFrames
 
@@ -105,8 +106,9 @@ class Session(QualityFrames):
     meter_counts = _Delegated()
 
     def price(self, seq: int) -> int:
-        """Heuristic price of the node at `seq` (0 for log-only events)."""
-        return self.analysis.price(seq)
+        """Heuristic price of the node at `seq` (0 for log-only events); `seq` is 0..LAST or
+        negative from the end (`workbench.core.seqs.resolve_seq`)."""
+        return self.analysis.price(resolve_seq(seq, len(self) - 1))
 
     def __len__(self) -> int:
         return len(self.analysis)
@@ -175,10 +177,12 @@ class Session(QualityFrames):
     def surface_df(self, seq: int | None = None, *,
                    meters: str | Sequence[str] = ("dsh",)) -> pd.DataFrame:
         """The model-visible surface after `seq` (default: the end), one row per node in model
-        order, with a ``tokens_<meter>`` column per meter."""
+        order, with a ``tokens_<meter>`` column per meter. `seq` is 0..LAST or negative from the
+        end (-1 = the last event), as everywhere (`workbench.core.seqs.resolve_seq`: else
+        `SeqOutOfRange`, or `InvalidArgument` for a value that is not an integer)."""
         from workbench.frames.meters import check_meters
         from workbench.frames.surface import surface_frame
-        at = len(self) - 1 if seq is None else int(seq)
+        at = len(self) - 1 if seq is None else resolve_seq(seq, len(self) - 1)
         names = check_meters(meters)
         return self._cached(("surface", at, names),
                             lambda: surface_frame(self.analysis, at, meters=names))

@@ -17,6 +17,7 @@ from workbench.core.compaction.framing import (
 from workbench.core.compaction.threshold import PressureSettings
 from workbench.core.requests import rebuild_request
 from workbench.core.tokens.meters import get_meter
+from workbench.errors import InvalidArgument, SeqOutOfRange
 from workbench.views import Workbench
 from workbench.views.html import LogGap, LogRow
 from workbench.views.inspector import request_totals
@@ -166,9 +167,11 @@ def test_goto_targets(session):
     assert wb.goto(f"request:{calls[1]}") == calls[1]
     assert wb.goto(f"request:{calls[1] + 1}") == calls[2]
     assert wb.goto(7) == 7 and wb.state.step == 7
-    for bad in ("compaction:99", "request:100000", 10_000, "turn:3"):
-        with pytest.raises(ValueError):
+    for bad in ("compaction:99", "request:100000", "turn:3"):
+        with pytest.raises(InvalidArgument):
             wb.goto(bad)
+    with pytest.raises(SeqOutOfRange):   # a seq outside the log: the one seq rule's error
+        wb.goto(10_000)
 
 
 def test_context_fill_draws_each_meter_against_the_threshold():

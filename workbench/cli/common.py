@@ -3,7 +3,8 @@ defects into the findings exit code, and the options several subcommands share, 
 each. Layer: cli.
 
 * ``--at SEQ``: 0..LAST, or negative counting back from the end (-1 is the last event), like a
-  Python index; anything else is a usage error (exit 2). Default: the end.
+  Python index; anything else is a usage error (exit 2). Default: the end. The rule is
+  `workbench.core.seqs`, which the widget's `goto` and the library's seq arguments share.
 * ``--meter NAMES``: comma-separated token meters (one spelling in every subcommand).
 * A usage error prints the subcommand's usage line, then ``workbench CMD: error: ...``.
 * An output path is checked before any work: its folder must exist and be writable, and it
@@ -18,6 +19,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from workbench.core.seqs import seq_index, seq_span
 from workbench.errors import WorkbenchError
 from workbench.io.output import same_file
 
@@ -109,11 +111,11 @@ def usage_error(args: argparse.Namespace, message: str) -> int:
 
 
 def resolve_at(value: int | None, last: int) -> int | None:
-    """The seq ``--at`` names in a log whose last seq is `last` (None: outside the log)."""
+    """The seq ``--at`` names in a log whose last seq is `last` (None: outside the log); the
+    library's and the widget's rule (`workbench.core.seqs.seq_index`)."""
     if value is None:
         return last
-    at = value + last + 1 if value < 0 else value
-    return at if 0 <= at <= last else None
+    return seq_index(value, last)
 
 
 def at_or_usage(args: argparse.Namespace, last: int) -> int | None:
@@ -121,8 +123,7 @@ def at_or_usage(args: argparse.Namespace, last: int) -> int | None:
     usage error."""
     at = resolve_at(args.at, last)
     if at is None:
-        span = f"seqs 0..{last}, or -1..-{last + 1} from the end" if last >= 0 else "it is empty"
-        usage_error(args, f"--at {args.at} is outside the log ({span})")
+        usage_error(args, f"--at {args.at} is outside the log ({seq_span(last)})")
     return at
 
 

@@ -15,8 +15,9 @@ views' helper (`workbench.report.sections`).
 
 Large logs are sampled, and the report says so (`ReportResult.notes`, the page's "about"
 section): at most `max_steps` requests in the step viewer, the timeline drawn from its change
-points thinned to `workbench.views.figures.MAX_POINTS` per line, at most `max_brackets` rows in
-the bracket chart, and detail panels for the first `max_details` compactions.
+points thinned to `workbench.views.figures.MAX_POINTS` per line, the bracket chart and the
+attempts named in words cut as the widget cuts them (`workbench.views.limits`), and detail
+panels for the first `max_details` compactions.
 """
 from __future__ import annotations
 
@@ -35,7 +36,7 @@ from plotly.offline import get_plotlyjs
 
 from workbench import __version__
 from workbench.report.assets import REPORT_CSS, REPORT_JS
-from workbench.report.limits import MAX_BRACKETS, MAX_DETAILS, MAX_STEPS
+from workbench.report.limits import MAX_DETAILS, MAX_STEPS
 from workbench.report.quality import quality_section
 from workbench.report.sections import (
     audit_section,
@@ -54,7 +55,8 @@ from workbench.views.figures import (
 from workbench.views.html import escape, legend_html
 from workbench.views.palette import STYLE
 from workbench.views.timeline import PROMPT_COLUMN, timeline_frame_with_prompt
-from workbench.views.workbench import bracket_words
+from workbench.views.limits import bracket_cut_note, more_html, shown_brackets
+from workbench.views.workbench import UNFINISHED_MORE, bracket_words
 
 if TYPE_CHECKING:
     from workbench.session import Session
@@ -111,13 +113,9 @@ def _figures(session: Session, meters: Sequence[str],
         notes.append(f"The token timeline has {len(frame):,} events; each line is drawn from its "
                      f"change points, thinned to at most {MAX_POINTS:,} points (bucket minima "
                      "and maxima, so peaks stay).")
-    shown = compactions
-    if len(compactions) > MAX_BRACKETS:
-        picks = sorted({round(i * (len(compactions) - 1) / (MAX_BRACKETS - 1))
-                        for i in range(MAX_BRACKETS)})
-        shown = compactions.iloc[picks]
-        notes.append(f"The bracket chart shows {len(shown):,} of {len(compactions):,} compaction "
-                     "attempts, evenly spaced; the audit table lists them all.")
+    shown = shown_brackets(compactions)
+    if cut := bracket_cut_note(len(shown), len(compactions)):
+        notes.append(cut)
     out = [("wb-fig-timeline", "wb-fig-timeline-data", _figure_json(timeline))]
     if len(shown):
         chart = bracket_chart_figure(shown, cursor=0)
@@ -130,10 +128,10 @@ def brackets_in_words(session: Session) -> str:
     data = view_data(session)
     if not data.brackets:
         return ""
-    _total, lines = bracket_words(data)
+    _total, lines, more = bracket_words(data)
     notes = "".join(f'<p class="wb-note"><b>{escape(line.split(":", 1)[0])}</b>:'
                     f"{escape(line.split(':', 1)[1])}</p>" for line in lines)
-    return notes + legend_html()
+    return notes + more_html(more, UNFINISHED_MORE) + legend_html()
 
 
 def render_report(session: Session, *, file_bytes: int | None = None,

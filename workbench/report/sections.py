@@ -20,7 +20,8 @@ from workbench.io.jsvalues import js_str
 from workbench.report.limits import MAX_DETAILS, MAX_HIDDEN_ROWS, MAX_SUMMARY_CHARS
 from workbench.report.quality import citation_facts
 from workbench.views.data import view_data
-from workbench.views.html import SurfaceRow, escape, shorten, surface_table_html
+from workbench.views.html import SurfaceRow, defects_html, escape, shorten, surface_table_html
+from workbench.views import limits
 from workbench.views.palette import STATUS_COLORS, STATUS_MEANING, status_name
 from workbench.views.payload import utc_moment
 
@@ -92,19 +93,15 @@ def summary_section(session: Session, *, file_bytes: int | None) -> str:
     return kv_table(rows)
 
 
-def defects_section(session: Session, limit: int = 200) -> str:
-    """Every problem the loader found (the valid prefix is what the report shows)."""
+def defects_section(session: Session, limit: int | None = None) -> str:
+    """Every problem the loader found, up to `limit` (default
+    `workbench.views.limits.MAX_DEFECT_ROWS`; the valid prefix is what the report shows), as
+    the widget's header shows them (`workbench.views.html.defects_html`)."""
     defects = session.defects
     if not defects:
         return "<p>The loader found no defect.</p>"
-    rows = "".join(
-        f"<tr><td>{escape(d.severity)}</td><td>{escape(d.rule)}</td><td>{escape(d.where())}</td>"
-        f"<td>{escape(d.message)}</td></tr>" for d in defects[:limit])
-    more = (f'<p class="wb-more">… {len(defects) - limit:,} more defects</p>'
-            if len(defects) > limit else "")
     return ('<p class="wb-note">The report shows the readable prefix of the log.</p>'
-            '<table class="wb-table wb-audit"><thead><tr><th>severity</th><th>rule</th>'
-            f"<th>where</th><th>message</th></tr></thead><tbody>{rows}</tbody></table>{more}")
+            + defects_html(defects, limits.MAX_DEFECT_ROWS if limit is None else limit))
 
 
 # -- audit ------------------------------------------------------------------------------------

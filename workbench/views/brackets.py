@@ -1,7 +1,9 @@
 """`BracketChart`: one row per compaction attempt, live. Layer: views.
 
 Wraps `bracket_chart_figure` (start → summary → replacement → end, coloured by status, hidden
-vs added tokens) in a `go.FigureWidget` with a cursor at the step. Clicking a point of an
+vs added tokens) in a `go.FigureWidget` with a cursor at the step. A log of more than
+`views.limits.MAX_BRACKETS` attempts draws that many, evenly spaced, as the report does, and
+the title says so. Clicking a point of an
 attempt jumps to that point's seq (its start, summary, replacement or end).
 """
 from __future__ import annotations
@@ -11,6 +13,8 @@ from typing import TYPE_CHECKING
 from workbench.views.data import ViewData, view_data
 from workbench.views.figure_panel import FigurePanel
 from workbench.views.figures import bracket_chart_figure
+from workbench.views.html import escape
+from workbench.views.limits import bracket_cut_note, shown_brackets
 from workbench.views.state import StepState, state_for
 
 if TYPE_CHECKING:
@@ -26,9 +30,14 @@ class BracketChart(FigurePanel):
         self.data: ViewData = view_data(session)
         state, own = state_for(self.data.last_seq, state)
         frame = self.data.compactions
-        title = (f"Compaction attempts ({len(frame)})" if len(frame)
+        shown = shown_brackets(frame)
+        title = (f"Compaction attempts ({len(frame):,})" if len(frame)
                  else "Compaction attempts: none in this log")
-        figure = bracket_chart_figure(frame, cursor=state.step, title=title,
+        if len(shown) < len(frame):
+            title = (f"Compaction attempts ({len(shown):,} of {len(frame):,} shown)<br>"
+                     f"<sup>{escape(bracket_cut_note(len(shown), len(frame)))}</sup>")
+        self.shown = shown
+        figure = bracket_chart_figure(shown, cursor=state.step, title=title,
                                       x_range=self.data.x_range(), validate=False)
         super().__init__(state, figure, own_state=own, css_class="wb-bracket-chart",
                          times_ms=self.data.times_ms)

@@ -222,9 +222,10 @@ def bracket_chart_figure(frame: pd.DataFrame, *, start: str = "start_seq",
 
     One trace per status (named after it), its rows' segments separated by gaps (None), so
     the figure's size does not grow with traces per attempt. Every drawn point carries its
-    attempt's row number as `customdata[0]`, the stop's name as `customdata[1]` and the
-    attempt's detail as `customdata[2]`, and the points are the attempt's seqs, so a click
-    names both the attempt and a seq."""
+    attempt's row number (the frame's integer index, so a frame thinned by
+    `views.limits.shown_brackets` keeps each attempt's number) as `customdata[0]`, the stop's
+    name as `customdata[1]` and the attempt's detail as `customdata[2]`, and the points are the
+    attempt's seqs, so a click names both the attempt and a seq."""
     stops = [(start, "start", "circle"), (summary, "summary", "square"),
              (replacement, "replacement", "diamond"), (end, "end", "x")]
     seqs = [_column(frame, column) for column, _what, _symbol in stops]
@@ -233,26 +234,29 @@ def bracket_chart_figure(frame: pd.DataFrame, *, start: str = "start_seq",
     errors = _column(frame, error)
     names: list[str] = []
     traces: dict[str, tuple[list, list, list, list]] = {}   # status -> x, y, symbols, customdata
-    for row, name in enumerate(statuses):
-        ident = escape(idents[row]) if idents[row] is not None else str(row)
+    numbers = ([int(i) for i in frame.index] if pd.api.types.is_integer_dtype(frame.index)
+               else list(range(len(frame))))   # a thinned frame keeps each attempt's number
+    for at, name in enumerate(statuses):
+        row = numbers[at]
+        ident = escape(idents[at]) if idents[at] is not None else str(row)
         tokens = []
-        if hides[row] is not None:
-            tokens.append(f"−{int(hides[row]):,}")
-        if adds[row] is not None:
-            tokens.append(f"+{int(adds[row]):,}")
+        if hides[at] is not None:
+            tokens.append(f"−{int(hides[at]):,}")
+        if adds[at] is not None:
+            tokens.append(f"+{int(adds[at]):,}")
         ylabel = f"#{row + 1} {name}" + (f" ({' / '.join(tokens)})" if tokens else "")
         names.append(ylabel)
         detail = f"compaction {ident}<br>status {escape(name)}"
         if tokens:
             detail += f"<br>tokens hidden / added: {' / '.join(tokens)}"
-        if isinstance(errors[row], str):
-            detail += f"<br>error: {escape(errors[row][:300])}"
+        if isinstance(errors[at], str):
+            detail += f"<br>error: {escape(errors[at][:300])}"
         xs, ys, symbols, custom = traces.setdefault(name, ([], [], [], []))
         if xs:       # a gap between this attempt's row and the previous one of its status
             xs.append(None), ys.append(None), symbols.append("circle"), custom.append(None)
         for (_column_name, what, symbol), values in zip(stops, seqs):
-            if values[row] is not None:
-                xs.append(int(values[row]))
+            if values[at] is not None:
+                xs.append(int(values[at]))
                 ys.append(ylabel)
                 symbols.append(symbol)
                 custom.append([row, what, detail])

@@ -17,13 +17,15 @@ import html as _html
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from workbench.io.jsjson import ABSENT, number_to_str, stringify
+from workbench.views.limits import more_html
 from workbench.views.palette import STATUS_COLORS, STATUS_MEANING, STYLE
 
 __all__ = [
-    "Checkpoint", "LineageItem", "LogGap", "LogRow", "SurfaceRow", "checkpoint_html", "legend_html", "diff_html", "error_html", "escape", "json_html",
+    "Checkpoint", "LineageItem", "LogGap", "LogRow", "SurfaceRow", "checkpoint_html",
+    "defect_where", "defects_html", "legend_html", "diff_html", "error_html", "escape", "json_html",
     "lineage_html", "log_table_html", "pretty_json", "request_html", "shorten", "style_html",
     "surface_table_html",
 ]
@@ -67,6 +69,32 @@ def error_html(where: str, error: BaseException | str) -> str:
     text = error if isinstance(error, str) else f"{type(error).__name__}: {error}"
     return (f'<div class="wb-error"><b>{escape(where)} failed</b>'
             f"<pre>{escape(text)}</pre></div>")
+
+
+# -- loader defects ---------------------------------------------------------------------------
+
+def defect_where(defect: Any) -> str:
+    """Where a loader `Defect` is: its file, zstd frame, record line, seq and byte offset."""
+    where = defect.where()
+    offset = getattr(defect, "byte_offset", None)
+    return where + (f", byte {offset:,}" if type(offset) is int else "")
+
+
+def defects_html(defects: Sequence[Any], limit: int, *, max_chars: int | None = None) -> str:
+    """The loader's `Defect`s as a table (severity, rule, where, message; all escaped), the
+    first `limit` of them and an "… and N more" line; `max_chars` shortens long messages. The
+    widget's summary header and the report's defects section both show defects this way."""
+    def text(value: str) -> str:
+        return escape(shorten(value, max_chars) if max_chars else value)
+
+    rows = "".join(
+        f"<tr><td>{escape(d.severity)}</td><td>{escape(d.rule)}</td>"
+        f"<td>{text(defect_where(d))}</td><td>{text(d.message)}</td></tr>"
+        for d in defects[:limit])
+    more = more_html(len(defects) - limit, "defects")
+    return ('<table class="wb-table wb-audit wb-defects"><thead><tr><th>severity</th>'
+            f"<th>rule</th><th>where</th><th>message</th></tr></thead><tbody>{rows}</tbody>"
+            f"</table>{more}")
 
 
 # -- brackets in words ------------------------------------------------------------------------

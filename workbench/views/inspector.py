@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 import ipywidgets as widgets
 
 from workbench.core.requests import rebuild_request
+from workbench.core.seqs import resolve_seq
 from workbench.core.tokens.meters import get_meter
 from workbench.errors import InvalidArgument
 from workbench.io.jsjson import stringify
@@ -49,16 +50,17 @@ def request_sections(request: dict[str, Any]) -> dict[str, Any]:
 def request_totals(request: dict[str, Any], meters: Sequence[str], *,
                    version: int) -> list[tuple[str, dict[str, int]]]:
     """Tokens of each part of a rebuilt request by each meter: ``system`` (v0's string; a v4
-    system prompt is a message), ``tools`` (the schemas as the envelope prices them), one entry
-    per message (``#i role``), then ``total``."""
+    system prompt is a message), ``tools`` (the schemas), one entry per message (``#i role``),
+    then ``total``. System and tools are priced only by the meter's one envelope rule
+    (`Meter.count_envelope`, DSH's `estimateSystemTokens` / `estimateToolsTokens` with their
+    overheads), each part as an envelope of its own, so ``total`` equals what `requests_df`
+    estimates (``estimated_prompt_tokens``: envelope + surface)."""
     counters = {m: get_meter(m, version=version) for m in meters}
     rows: list[tuple[str, dict[str, int]]] = []
-    if type(request.get("system")) is str:
-        rows.append(("system", {m: c.count_text(request["system"]) for m, c in counters.items()}))
-    if "tools" in request:
-        rows.append(("tools", {m: c.count_envelope({"tools": request["tools"]}) if version >= 4
-                               else c.count_text(stringify(request["tools"]))
-                               for m, c in counters.items()}))
+    for part in ("system", "tools"):
+        if part in request and (part == "tools" or type(request[part]) is str):
+            rows.append((part, {m: c.count_envelope({part: request[part]})
+                                for m, c in counters.items()}))
     for i, message in enumerate(request.get("messages") or ()):
         role = message.get("role") if isinstance(message, dict) else None
         rows.append((f"#{i} {role}", {m: c.count_message(message) if isinstance(message, dict)
@@ -124,8 +126,9 @@ class Inspector(Panel):
         super().__init__(state, (bar, self.pane, self.request), own_state=own)
 
     def rebuilt(self, seq: int) -> dict[str, Any] | None:
-        """The request of the attempt `seq` identifies (None: not a model call)."""
-        attempt = self.data.attempts.get(seq)
+        """The request of the attempt `seq` identifies (None: not a model call); `seq` is
+        0..LAST or negative from the end (`workbench.core.seqs.resolve_seq`)."""
+        attempt = self.data.attempts.get(resolve_seq(seq, self.data.n - 1))
         if attempt is None:
             return None
         session = self.session
@@ -135,7 +138,7 @@ class Inspector(Panel):
     def save_request(self, path: str | os.PathLike, seq: int | None = None) -> Path:
         """Write the rebuilt request at `seq` (default: the selected event) as JSON (UTF-8); refuses
         a seq that is not a model call and the input log's own path."""
-        seq = self.state.selected if seq is None else seq
+        seq = self.state.selected if seq is None else resolve_seq(seq, self.data.n - 1)
         request = self.rebuilt(seq)
         if request is None:
             msg = f"seq {seq} is not a model call: no request to save"
@@ -152,7 +155,7 @@ class Inspector(Panel):
         path = self.save_path.value.strip() or f"request-seq{seq}.json"
         try:
             written = self.save_request(path, seq)
-        except (ValueError, OSError) as error:
+        except (ValueError, IndexError, OSError) as error:   # InvalidArgument, SeqOutOfRange
             self.saved.value = f'<span class="wb-bad">{escape(error)}</span>'
         else:
             self.saved.value = f"wrote {escape(os.fspath(written))}"

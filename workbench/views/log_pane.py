@@ -126,9 +126,11 @@ class LogPane(Panel):
         if rows and rep is not None and rep.shadowed and centre <= step:
             caption = (f"log: what #{centre} hid ({len(rep.shadowed):,} nodes "
                        f"#{rep.shadowed[0]}–#{rep.shadowed[-1]}) and its bracket · step {step}")
+        elif not self.data.n:
+            caption = "log: no readable event (an empty log, or one damaged from its start)"
         else:
-            first, last = (seqs[0], seqs[-1]) if seqs else (0, -1)
-            caption = f"log: seq {first}–{last} of {self.data.n} events · step {step}"
+            first, last = (seqs[0], seqs[-1]) if seqs else (step, step)
+            caption = f"log: seq {first}–{last} of {self.data.n:,} events · step {step}"
             if centre != step:
                 caption += f" · showing #{centre}"
         self.pane.html = log_table_html(rows, caption=caption)

@@ -65,10 +65,8 @@ class Navigator:
 
     @cached_property
     def _columns(self) -> tuple[pd.Series, pd.Series, pd.Series]:
-        events = self._events()
-        kind = events["type"].astype("string") if len(events) else pd.Series([], dtype="string")
-        return kind, events["preview"].astype("string").fillna(""), \
-            events["surface_status"].astype("string")
+        events = self._events()   # the frames' typed columns, compared as they are
+        return events["type"], events["preview"].fillna(""), events["surface_status"]
 
     def next_compaction(self, seq: int) -> int | None:
         return next_after(self.compactions, seq)

@@ -110,7 +110,7 @@ def request_tokens(session: Session, frame: pd.DataFrame, meters: Sequence[str],
         counter = get_meter(meter, version=session.version)
         if headers is None:
             headers = [int(s) for s in np.flatnonzero(
-                frame["type"].astype("string").fillna("").to_numpy() == "request/header")]
+                (frame["type"] == "request/header").to_numpy(dtype=bool))]
         envelope = np.zeros(n)
         for i, seq in enumerate(headers):
             data = session.events[seq].get("data")
@@ -170,6 +170,6 @@ class ContextFill(FigurePanel):
             return None
         starts = [r.start_seq for r in session.compactions.records
                   if r.trigger.kind == "pressure"]
-        types = frame["type"].astype("string").fillna("").tolist()
+        types = frame["type"].astype(object).fillna("").tolist()
         totals = frame["request_tokens_dsh"].to_numpy(dtype=np.float64, na_value=np.nan)
         return implied_threshold(types, totals.tolist(), starts)

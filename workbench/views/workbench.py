@@ -1,14 +1,16 @@
 """`Workbench`: the composite widget, and `show(path)`. Layer: views.
 
 The composition root (design Example 3): it creates the one `StepState` and hands it to every
-view; controls set the step, views observe it. Layout, top to bottom: a session summary, the
-controls, the log pane (left) beside the surface pane (right), the x-axis choice (seq or UTC
+view; controls set the step, views observe it. Layout, top to bottom: a session summary (the
+loader's defects and the attempts that did not complete, named up to the caps the report shares,
+`views.limits`), the controls, the log pane (left) beside the surface pane (right), the x-axis choice (seq or UTC
 time), the token timeline, the context fill and the bracket chart (one shared x axis: the same
 range and margins, the full width of the cell, resizing with it), and a tab with the inspector
 and the diff mode. On a log too large to count at once (`views.data.eager_meters`: its events,
 and the DSH heuristic's tokens of its nodes) the first picture is the DSH heuristic's and the
 real tokenizers are one click away, beside the x-axis choice (`views.meter_offer`). `Workbench(session, step=N)` opens at a seq and `wb.goto("compaction:2" |
-"request:SEQ" | N)` moves there. Each view is also usable on its own
+"request:SEQ" | N)` moves there (a seq by the one rule, `workbench.core.seqs`: 0..LAST or
+negative from the end). Each view is also usable on its own
 (`workbench.views.LogPane(session)`, ...).
 
 `Workbench(session, follow=True)` (or `follow(path)`) keeps reading a growing log: a live bar
@@ -20,6 +22,7 @@ one small `anywidget` (`ClickableHTML`) whose script ships inline, so nothing is
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -27,6 +30,7 @@ import ipywidgets as widgets
 import numpy as np
 
 from workbench.core.compaction.threshold import PressureSettings
+from workbench.core.seqs import resolve_seq, seq_int
 from workbench.core.tokens.meters import parse_meter_names
 from workbench.errors import InvalidArgument
 from workbench.views.brackets import BracketChart
@@ -43,7 +47,9 @@ from workbench.views.data import (
 )
 from workbench.views.diff import DiffPane
 from workbench.views.fit import PageHelper
-from workbench.views.html import escape, legend_html, shorten, style_html
+from workbench.views.html import defects_html, escape, legend_html, shorten, style_html
+from workbench.views import limits
+from workbench.views.limits import more_html
 from workbench.views.inspector import Inspector
 from workbench.views.log_pane import LogPane
 from workbench.views.meter_offer import MeterOffer, unavailable_html
@@ -54,16 +60,23 @@ from workbench.views.timeline import ContextFill, TokenTimeline
 if TYPE_CHECKING:
     from workbench.session import Session
 
+_DIGITS = re.compile(r"-?[0-9]+")
+"""A count or seq in a `goto` target (ASCII digits: ``int`` would also read ``"²"``, no)."""
 
-def bracket_words(data: ViewData) -> tuple[str, list[str]]:
-    """Compaction attempts counted by status, and one sentence per attempt that did not
-    complete (its number, status in words, and where it starts)."""
+
+def bracket_words(data: ViewData, limit: int | None = None) -> tuple[str, list[str], int]:
+    """Compaction attempts counted by status, one sentence for each of the first `limit`
+    (default `views.limits.MAX_BRACKET_NOTES`) attempts that did not complete (its number,
+    status in words, and where it starts), and how many more did not complete (the widget's
+    header and the report both cut here)."""
+    limit = limits.MAX_BRACKET_NOTES if limit is None else limit
     counts: dict[str, int] = {}
     for b in data.brackets:
         counts[b.status] = counts.get(b.status, 0) + 1
     total = ", ".join(f"{n} {status}" for status, n in counts.items())
+    unfinished = data.unfinished()
     lines = []
-    for b in data.unfinished():
+    for b in unfinished[:limit]:
         where = f"compaction/start at seq {b.start}"
         if b.status == "failed":
             error = data.compactions["error"].iloc[b.row]
@@ -74,25 +87,35 @@ def bracket_words(data: ViewData) -> tuple[str, list[str]]:
         else:
             detail = f"{where} never closed; session/end-seed at seq {b.end_seed} released it"
         lines.append(f"compaction #{b.row + 1} {b.status}: {detail}")
-    return total, lines
+    return total, lines, len(unfinished) - len(lines)
+
+
+UNFINISHED_MORE = ("compaction attempts that did not complete "
+                   "(the compaction audit lists them all)")
+"""What the "… and N more" line after the named attempts counts."""
 
 
 def summary_html(session: Session) -> str:
-    """The session in words: path, id, format, size, verdict, compaction attempts by status
-    with every one that did not complete named, and the colour legend (escaped)."""
+    """The session in words: path, id, format, size, verdict, the loader's defects (the first
+    `views.limits.MAX_DEFECT_NOTES`: severity, rule, where, message), compaction attempts by
+    status with the first `MAX_BRACKET_NOTES` that did not complete named, and the colour
+    legend (all escaped)."""
     defects = len(session.defects)
     data = view_data(session)
-    total, lines = bracket_words(data)
+    total, lines, more = bracket_words(data)
     head = (f'{style_html()}<div class="wb-root"><div class="wb-title wb-summary">'
             f"{escape(os.path.basename(session.path))}"
             f" · {escape(session.session_id)} · v{session.version} · {len(session):,} events"
             f" · log {escape(session.verdict)}"
             + (f" · {defects} defect{'s' if defects != 1 else ''}" if defects else "")
             + (f" · compactions: {escape(total)}" if total else " · no compaction") + "</div>")
+    found = (defects_html(session.defects, limits.MAX_DEFECT_NOTES, max_chars=300)
+             + '<div class="wb-more">the views show the readable prefix of the log; '
+             "session.defects_df() lists every defect</div>") if defects else ""
     notes = "".join(f'<div class="wb-bracket-note"><span class="wb-status-note">'
                     f"{escape(line.split(':', 1)[0])}</span>{escape(line.split(':', 1)[1])}</div>"
-                    for line in lines)
-    return head + notes + (legend_html() if data.brackets else "") + "</div>"
+                    for line in lines) + more_html(more, UNFINISHED_MORE)
+    return head + found + notes + (legend_html() if data.brackets else "") + "</div>"
 
 
 class Workbench(widgets.VBox):
@@ -251,37 +274,40 @@ class Workbench(widgets.VBox):
             panel.set_axis(axis)
 
     def resolve(self, target: int | str) -> int:
-        """The seq a `goto` target names: a seq (negative counts from the end), or
-        ``"compaction:K"`` (the K-th attempt, from 1: its checkpoint, else its start),
-        ``"compaction:ID"`` (by compaction id), ``"request:SEQ"`` (the model call at or after
-        SEQ). `InvalidArgument` (a ValueError) names what was not found."""
+        """The seq a `goto` target names: a seq (0..LAST, or negative from the end: the one
+        rule, `workbench.core.seqs.resolve_seq`), or ``"compaction:K"`` (the K-th attempt, from
+        1: its checkpoint, else its start), ``"compaction:ID"`` (by compaction id),
+        ``"request:SEQ"`` (the model call at or after SEQ). A seq outside the log raises
+        `SeqOutOfRange`; any other target not found or not understood, `InvalidArgument`. An
+        empty log shows one empty step, 0: there the first and the last event (0, -1) are it."""
         data = self.data
         if isinstance(target, str) and ":" in target:
             kind, _, key = target.partition(":")
+            number = key.strip() if _DIGITS.fullmatch(key.strip()) else None
             if kind == "compaction":
                 frame = data.compactions
-                rows = [int(key) - 1] if key.strip().isdigit() else [
+                rows = [int(number) - 1] if number is not None else [
                     i for i, v in enumerate(frame["compaction_id"].astype(object)) if v == key]
                 if not rows or not 0 <= rows[0] < len(data.brackets):
                     msg = f"no compaction {key!r} (this log has {len(data.brackets)})"
                     raise InvalidArgument(msg)
                 b = data.brackets[rows[0]]
                 return b.replacement if b.replacement >= 0 else b.start
-            if kind == "request" and key.strip().lstrip("-").isdigit():
+            if kind == "request" and number is not None:
                 requests = data.navigator.requests
-                at = int(np.searchsorted(requests, int(key)))
+                at = int(np.searchsorted(requests, int(number)))
                 if at < len(requests):
                     return int(requests[at])
                 msg = f"no model request at or after seq {key}"
                 raise InvalidArgument(msg)
+        if isinstance(target, str) and _DIGITS.fullmatch(target.strip()):
+            target = int(target)
+        if isinstance(target, str):
             msg = f"unknown target {target!r}: use a seq, 'compaction:K', 'request:SEQ'"
             raise InvalidArgument(msg)
-        seq = int(target)
-        seq = seq + data.n if seq < 0 else seq
-        if not 0 <= seq <= data.last_seq:
-            msg = f"seq {target} is outside the log (0..{data.last_seq}, or negative from the end)"
-            raise InvalidArgument(msg)
-        return seq
+        if data.n == 0 and seq_int(target) in (0, -1):
+            return 0
+        return resolve_seq(target, data.n - 1)
 
     def goto(self, target: int | str) -> int:
         """Move every view to `target` (see `resolve`); returns the seq."""
