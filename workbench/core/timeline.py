@@ -39,14 +39,8 @@ from types import MappingProxyType
 from typing import Any, Literal, NamedTuple
 
 from workbench.core.projection import derive_message
-from workbench.core.surface import (
-    Replacement,
-    SurfaceState,
-    apply_plan,
-    log_only_types,
-    plain_append_types,
-    plan_event,
-)
+from workbench.core.surface import (Replacement, SurfaceState, apply_plan, log_only_types,
+                                    plain_append_types, plan_event)
 from workbench.core.surface_diff import SurfaceDiff, diff_surfaces
 from workbench.core.surface_rules import _MISSING, plain_sources
 from workbench.errors import FoldError, SeqOutOfRange
