@@ -9,6 +9,7 @@ import pytest
 
 import workbench
 from workbench.core.whatif import WhatIfError
+from workbench.errors import InvalidArgument, SeqOutOfRange
 
 REAL = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "dsh-real-v4"
 
@@ -67,6 +68,26 @@ def test_compact_refusals_name_the_rule(real: workbench.Session) -> None:
     killed = _load("dev-killed-mid-compaction__session.v4.jsonl")
     with pytest.raises(WhatIfError, match="compaction lock"):
         killed.whatif.compact(at=len(killed) - 1, summary="truncate")
+
+
+def test_compact_reads_at_by_the_one_seq_rule(real: workbench.Session) -> None:
+    """`at` follows core/seqs.py like every seq argument: negative from the end, a numpy
+    integer is a seq, a bool, float or string is refused, and so is a seq outside the log."""
+    import numpy as np
+
+    at = _first(real, "step/end", after=60)
+    same = real.whatif.compact(at=np.int64(at - len(real)), summary="truncate")
+    assert list(same.events) == list(real.whatif.compact(at=at, summary="truncate").events)
+    for bad in (True, float(at), str(at)):
+        with pytest.raises(InvalidArgument, match="is not an integer"):
+            real.whatif.compact(at=bad, summary="truncate")
+    with pytest.raises(SeqOutOfRange, match="outside the log"):
+        real.whatif.compact(at=len(real), summary="truncate")
+    with pytest.raises(InvalidArgument, match="is not an integer"):
+        real.whatif.compact(at=at, first=8.0, last=9, summary="truncate")
+    for retain in (-1, 1.5, float("nan")):
+        with pytest.raises(InvalidArgument, match="retain_tokens"):
+            real.whatif.compact(at=at, summary="truncate", retain_tokens=retain)
 
 
 def test_policy_settings_are_checked(real: workbench.Session) -> None:

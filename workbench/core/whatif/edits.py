@@ -5,8 +5,8 @@ Layer: core.
   text that differs from the logged one is labelled as not written by the logged model
   (`provider: "workbench"`, `model: <label>`, no `rawOutput`/`usage`/`llmStreamCall`); the
   logged text gives back the log itself. DSH's shrink check applies (v4 §5.4).
-* `compact(at, first, last, summary)`: a compaction right after real seq `at`, over the surface
-  there, with DSH's rules (`WhatIfError` names the broken one): no compaction is open (rule
+* `compact(at, first, last, summary)`: a compaction right after real seq `at` (the one seq rule,
+  `workbench.core.seqs`: negative from the end), over the surface there, with DSH's rules (`WhatIfError` names the broken one): no compaction is open (rule
   `compaction lock`, v4 §5.2), no step is open (rule `step open`: DSH compacts before a step or
   between turns, v4 §5.8), and `Replay.legal_span` (surface span, system head, tool-call pairing).
   Inside a turn it is a pressure-style bracket owned by the turn; between turns it is what a
@@ -23,8 +23,10 @@ from typing import Any
 from workbench.core.compaction.brackets import frame_summary, framed_summary_tokens
 from workbench.core.compaction.entry import inspect_compaction_entry_state
 from workbench.core.compaction.selection import select_compactable_range
+from workbench.core.seqs import resolve_seq, seq_int
 from workbench.core.whatif.remap import WhatIfError
 from workbench.core.whatif.replay import REMOVE, Replay
+from workbench.errors import InvalidArgument
 from workbench.io.payloads import read_events, seqs_of_type
 
 
@@ -64,8 +66,10 @@ def compact(events: Sequence[Mapping[str, Any]], header: Mapping[str, Any], *, a
             first: int | None, last: int | None, summary: Any, label: str,
             retain_tokens: int = 0) -> Replay:
     """The log with one more compaction right after real seq `at` (module doc)."""
-    if not (type(at) is int and 0 <= at < len(events)):
-        raise WhatIfError(f"at={at!r} is not a seq of this log (0..{len(events) - 1})")
+    at = resolve_seq(at, len(events) - 1)
+    first, last = (None if s is None else seq_int(s) for s in (first, last))
+    if type(retain_tokens) is not int or retain_tokens < 0:
+        raise InvalidArgument(f"retain_tokens must be an integer of at least 0, not {retain_tokens!r}")
     r = Replay(events, header, label=label)
     turn: Any = None
     step_open = False
