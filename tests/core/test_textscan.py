@@ -70,7 +70,16 @@ _STOPS = st.sampled_from([frozenset(), frozenset({"tool_x", "Bash"}),
 
 class _Small(TextScan):
     TEXTS, TEXT_CHARS, LINES, LINE_CHARS = 3, 40, 4, 20
+    TEXT_BUDGET, LINE_BUDGET = 50, 30
     BATCH, BATCH_CHARS = 3, 60
+
+
+def _within_budgets(scan: TextScan) -> bool:
+    """The characters a scan's memos remember stay within their budgets."""
+    memos = ((scan._text_ids, scan.TEXT_BUDGET), (scan._text_anchors, scan.TEXT_BUDGET),
+             (scan._line_ids, scan.LINE_BUDGET), (scan._line_anchors, scan.LINE_BUDGET))
+    return all(sum(len(k if isinstance(k, str) else k[1]) for k in memo) <= memo.held <= budget
+               for memo, budget in memos)
 
 
 def _distinct_facts(message: dict) -> list[tuple[str, str]]:
@@ -94,6 +103,7 @@ def test_one_scan_gives_each_measure_what_its_own_rules_give(batch, small: bool)
         assert shared.anchors(message) == expected
         assert anchors_only.anchors(message) == expected
         assert shared.anchors(dict(message)) == expected   # a new object: walked again
+        assert all(map(_within_budgets, (shared, probe_only, anchors_only)))
 
 
 @settings(max_examples=400, deadline=None)

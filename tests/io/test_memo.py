@@ -32,16 +32,33 @@ def test_a_memo_stays_bounded_and_holds_the_last_values(limit: int, feeds: list)
 
 
 _COSTED = st.lists(st.tuples(st.integers(0, 12), st.integers(), st.integers(0, 50)), max_size=30)
+_COSTED_FEEDS = st.lists(st.one_of(
+    st.tuples(st.just("one"), st.integers(0, 12), st.integers(), st.integers(0, 50)),
+    st.tuples(st.just("many"), st.dictionaries(st.integers(0, 12), st.tuples(
+        st.integers(), st.integers(0, 30)), max_size=9))), max_size=20)
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.integers(1, 6), st.integers(0, 100), _COSTED)
+@given(st.integers(1, 6), st.integers(0, 100), _COSTED_FEEDS)
 def test_a_memo_with_a_budget_stays_within_it(limit: int, budget: int, feeds: list) -> None:
+    """Entry by entry or many at once, what a memo with a budget holds costs at most the budget
+    (its bookkeeping `held` never counts less than that), and it is what it was last told."""
     memo = Memo(limit, budget)
-    for key, value, cost in feeds:
-        assert memo.remember(key, value, cost) == value
-        assert len(memo) <= limit and memo.held <= budget
-        assert key not in memo or memo[key] == value
+    costs: dict[int, int] = {}
+    last: dict[int, int] = {}
+    for feed in feeds:
+        if feed[0] == "one":
+            _, key, value, cost = feed
+            assert memo.remember(key, value, cost) == value
+            costs[key], last[key] = cost, value
+        else:
+            entries = {key: value for key, (value, _) in feed[1].items()}
+            memo.remember_many(entries, sum(cost for _, cost in feed[1].values()))
+            costs.update({key: cost for key, (_, cost) in feed[1].items()})
+            last.update(entries)
+        assert len(memo) <= limit
+        assert sum(costs[key] for key in memo) <= memo.held <= budget
+        assert all(last[key] == value for key, value in memo.items())
 
 
 @settings(max_examples=300, deadline=None)

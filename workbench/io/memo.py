@@ -34,30 +34,37 @@ class Memo(dict):
         self.held = 0
 
     def remember(self, key: Any, value: Any, cost: int = 0) -> Any:
-        if self.budget is not None:
-            if cost > self.budget:
-                self.pop(key, None)
-                return value
-            if self.held + cost > self.budget:
-                self.clear()
-            self.held += cost
-        if len(self) >= self.limit and key not in self:
-            self.clear()
+        if self.budget is not None and cost > self.budget:
+            self.pop(key, None)
+            return value
+        self._room(0 if key in self else 1, cost)
         self[key] = value
         return value
+
+    def remember_many(self, entries: dict, cost: int = 0) -> None:
+        """`remember` every entry (one check: the memo is emptied first when they could pass
+        the limit; only the first `limit` are kept of more). With a budget, `cost` is what the
+        entries cost together: none is kept when that is more than the whole budget."""
+        if self.budget is not None and cost > self.budget:
+            for key in entries:
+                self.pop(key, None)
+            return
+        self._room(len(entries), cost)
+        if len(entries) > self.limit:
+            entries = dict(islice(entries.items(), self.limit))
+        self.update(entries)
+
+    def _room(self, count: int, cost: int) -> None:
+        """Empty the memo when `count` more entries costing `cost` would pass a bound; count
+        the cost."""
+        if len(self) + count > self.limit or (
+                self.budget is not None and self.held + cost > self.budget):
+            self.clear()
+        self.held += cost
 
     def clear(self) -> None:
         super().clear()
         self.held = 0
-
-    def remember_many(self, entries: dict) -> None:
-        """`remember` every entry (one check: the memo is emptied first when they could pass
-        the limit; only the first `limit` are kept of more)."""
-        if len(self) + len(entries) > self.limit:
-            self.clear()
-            if len(entries) > self.limit:
-                entries = dict(islice(entries.items(), self.limit))
-        self.update(entries)
 
 
 class Recent(OrderedDict):

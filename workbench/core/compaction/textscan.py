@@ -34,8 +34,9 @@ content and memos of the texts and lines it has read:
   own scan whenever it runs, so every message gets what it would get at once, and each
   measure's sinks are called in the order asked.
 
-Memory is bounded: at most `TEXTS` texts of up to `TEXT_CHARS` and `LINES` lines of up to
-`LINE_CHARS` characters are remembered (a full memo is cleared); at most `BATCH` requests wait,
+Memory is bounded: at most `TEXTS` texts of up to `TEXT_CHARS` characters, `TEXT_BUDGET`
+characters in all, and `LINES` lines of up to `LINE_CHARS`, `LINE_BUDGET` in all, are remembered
+per measure (a full memo is cleared); at most `BATCH` requests wait,
 with at most `BATCH_CHARS` characters of text in all (beyond the last request's).
 """
 from __future__ import annotations
@@ -58,8 +59,10 @@ class TextScan:
 
     TEXTS = 1 << 16
     TEXT_CHARS = 8192
+    TEXT_BUDGET = 1 << 26
     LINES = 1 << 16
     LINE_CHARS = 2048
+    LINE_BUDGET = 1 << 25
     BATCH = 2048
     """At most this many requests wait before the batch is read (`flush`; a message asked by
     both measures is two)."""
@@ -77,13 +80,13 @@ class TextScan:
         self._pieces: list[tuple[Callable[..., None], int, Pieces]] = []
         """Anchor requests waiting for the batch: `(sink, seq, pieces)`."""
         self._waiting_chars = 0
-        self._text_ids = Memo(self.TEXTS)
+        self._text_ids = Memo(self.TEXTS, self.TEXT_BUDGET)
         """Text -> the ids of its distinct facts, in order."""
-        self._line_ids = Memo(self.LINES)
+        self._line_ids = Memo(self.LINES, self.LINE_BUDGET)
         """Line -> its fact ids in order."""
-        self._text_anchors = Memo(self.TEXTS)
+        self._text_anchors = Memo(self.TEXTS, self.TEXT_BUDGET)
         """`(how, text)` piece -> its distinct anchors, in order."""
-        self._line_anchors = Memo(self.LINES)
+        self._line_anchors = Memo(self.LINES, self.LINE_BUDGET)
         """Line -> its anchors in order."""
         self._index = fact_index()
         self.facts: list[tuple[str, str]] = []
@@ -213,8 +216,8 @@ class TextScan:
                        else interned_lines(missing, self._index, self.facts))
             found.update(zip(missing, scanned))
             limit = self.LINE_CHARS
-            lines.remember_many({line: result for line, result in zip(missing, scanned)
-                                 if len(line) <= limit})
+            kept = {line: result for line, result in zip(missing, scanned) if len(line) <= limit}
+            lines.remember_many(kept, sum(map(len, kept)))
         of_line = found.__getitem__
         if pieces:
             stop = self._stop
@@ -226,8 +229,9 @@ class TextScan:
                        for text_lines in split]
         done.update(zip(new, results))
         limit = self.TEXT_CHARS
-        texts.remember_many({item: result for item, result in zip(new, results)
-                             if len(item[1] if pieces else item) <= limit})
+        sizes = [len(item[1]) for item in new] if pieces else list(map(len, new))
+        kept = {item: result for item, result, size in zip(new, results, sizes) if size <= limit}
+        texts.remember_many(kept, sum(size for size in sizes if size <= limit))
         return done  # type: ignore[return-value]
 
     # -- texts ---------------------------------------------------------------------------------

@@ -135,6 +135,8 @@ def _progress_bar(total: int, enabled: bool | Callable[[int, str], Any], desc: s
 
 
 ENVELOPES_KEPT = 16
+ENVELOPE_CHARS_KEPT = 1 << 26
+"""At most this many envelopes, of this many characters in all, are remembered per meter."""
 
 PIECE_CHARS = 1 << 18
 """Longest text a tokenizer is handed at once (256 Ki characters). A tokenizer holds some 150
@@ -152,7 +154,7 @@ class _TokenizerMeter:
     framing: int
 
     def __init__(self) -> None:
-        self._envelopes = Memo(ENVELOPES_KEPT)
+        self._envelopes = Memo(ENVELOPES_KEPT, ENVELOPE_CHARS_KEPT)
 
     def _encode(self, texts: list[str]) -> list[int]:
         """The tokenizer's own lengths of `texts`, each at most `PIECE_CHARS` long."""
@@ -181,7 +183,7 @@ class _TokenizerMeter:
         pieces = tuple(envelope_pieces(header, version=self.version))
         count = self._envelopes.get(pieces)
         return count if count is not None else self._envelopes.remember(
-            pieces, self._count_pieces(list(pieces)))
+            pieces, self._count_pieces(list(pieces)), sum(map(len, pieces)))
 
     def count_event(self, event: dict) -> int:
         message = derive_message(event, version=self.version)
