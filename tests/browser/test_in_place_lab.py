@@ -226,3 +226,31 @@ def test_report_opens_at_a_seq_link_and_names_the_interrupted_bracket(browser, t
         page.close()
         server.shutdown()
         server.server_close()
+
+
+def test_a_damaged_log_names_its_defect_in_the_header(lab, browser, tmp_path, screenshots):
+    """A log with a broken line in the middle opens on its valid prefix, and the widget's header
+    says so: the verdict and the defect's severity, rule, line and message, as text."""
+    _need(KILLED)
+    lines = KILLED.read_bytes().split(b"\n")
+    lines[120] = b'{"seq": 120, "type": "user/message", <b>broken</b>'
+    damaged = tmp_path / "damaged.jsonl"
+    damaged.write_bytes(b"\n".join(lines))
+    errors: list[str] = []
+    page = _open(browser, lab, "damaged.ipynb", _workbench_cells(damaged, "-1"), errors)
+    header = page.locator(".wb-header").first
+    assert "corrupt" in header.inner_text()
+    row = header.locator(".wb-defects tbody tr")
+    assert row.count() == 1
+    severity, rule, where, _ = row.first.locator("td").all_inner_texts()
+    assert (severity, rule) == ("corrupt", "unparsable_committed")
+    assert where.startswith(f"{damaged}, line 120, byte ")
+    clipped = """() => Array.from(document.querySelectorAll('.wb-header .wb-defects td'))
+        .filter((td) => td.scrollWidth > td.clientWidth + 1).length"""
+    assert page.evaluate(clipped) == 0                     # the line and byte are not cut off
+    assert "unparsable committed event at line 120" in row.first.inner_text()
+    assert page.locator(".wb-header b", has_text="broken").count() == 0
+    assert page.evaluate(STEP) == 118                      # the valid prefix: seqs 0..118
+    header.scroll_into_view_if_needed()
+    page.screenshot(path=str(screenshots / "damaged-header.png"))
+    assert errors == [] and browser.offsite == []

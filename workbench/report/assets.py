@@ -24,7 +24,6 @@ nav.wb-toc a { margin-right: 12px; font-size: 13px; }
 .wb-note { background: #fff8e1; border-left: 4px solid #f0b400; padding: 4px 8px; margin: 6px 0;
   font-size: 13px; }
 .wb-bad { color: #b00020; font-weight: bold; } .wb-ok { color: #2a7d2a; }
-.wb-audit td, .wb-audit th { white-space: normal; }
 .wb-pre { white-space: pre-wrap; word-break: break-word; font-family: monospace; font-size: 12px;
   background: #f7f7f7; border: 1px solid #e4e4e4; padding: 6px; max-height: 420px; overflow: auto;
   margin: 0; }

@@ -41,6 +41,7 @@ STYLE = """
 .wb-table td, .wb-table th { padding: 1px 4px; border-bottom: 1px solid #eee;
   overflow: hidden; text-overflow: ellipsis; white-space: nowrap; vertical-align: top; }
 .wb-table td:last-child { white-space: normal; word-break: break-word; }
+.wb-audit td, .wb-audit th { white-space: normal; word-break: break-word; }
 .wb-log th:nth-child(1) { width: 6px; } .wb-log th:nth-child(2) { width: 56px; }
 .wb-log th:nth-child(3) { width: 170px; } .wb-log th:nth-child(4) { width: 64px; }
 .wb-surface th:nth-child(1) { width: 34px; } .wb-surface th:nth-child(2) { width: 70px; }
