@@ -5,9 +5,11 @@ Prints one logical event per line (compact ``JSON.stringify``, seq order, no hea
 format of DSH's own ``session/page`` records, as in the corpus' ``migrated/`` files) to stdout,
 or writes them to ``-o FILE`` (never over the input, never beside it unless that path is asked
 for; written to a temporary name, then renamed). The rules are `workbench.core.migration.migrated`:
-a v3 log is migrated exactly; a v0 log, a corrupt or refused one, or a v3 turn with no documented
-closer is refused with one line naming the reason (exit 2) and nothing is printed. A log with a
-torn tail migrates what the reference would keep, with exit 1.
+a v3 log is migrated exactly; a v0 log, a corrupt or refused one, a v3 turn with no documented
+closer, or a v3 event the step does not support (`workbench.core.migration.unsupported_v3`, named
+by its seq) is refused with one line naming the reason (exit 2) and nothing is printed. A log with
+a torn tail migrates what the reference would keep, with exit 1, and says how many events it
+printed (kept, and closers inserted).
 """
 from __future__ import annotations
 
@@ -75,7 +77,10 @@ def run(args: Any) -> int:
         say("migrate", args.output, exc.strerror or exc)
         return EXIT_UNUSABLE
     if log.verdict != "clean":
-        say("migrate", args.path, f"migrated the {len(log.events)} events the reference keeps "
-                                  f"(verdict {log.verdict})")
+        kept = len(log.events)
+        inserted = len(events) - kept   # the migration only inserts (turn/end closers)
+        say("migrate", args.path, f"migrated the {kept} events the reference keeps"
+                                  + (f" and inserted {inserted} closer event(s), {len(events)} in all"
+                                     if inserted else "") + f" (verdict {log.verdict})")
         return EXIT_FINDINGS
     return EXIT_OK

@@ -12,14 +12,22 @@ of real v3 logs (the corpus' ``migrated/`` files). Per event (`lift_event`):
   ``@deepseek-ai/dsh-system-prompt`` is ``system-prompt`` on a system-role message and
   ``runtime-context`` otherwise; any other NAME ``plugin:NAME``); the ``plugin`` field is dropped,
   the other fields keep their order;
-* content blocks of unknown types are renamed ``plugin:<type>``.
+* content blocks of unknown types are renamed ``plugin:<type>``;
+* an event of a type unknown to v3 marked ``ignorable: true`` is renamed ``plugin:<type>`` (one
+  already in that namespace is kept as it is).
+
+Refused (`unsupported_v3`, the step's "unsupported" list): a nested tool result (a ``tool-result``
+block inside a tool result's wrapper block), ``deferLoading`` on a ``request/header`` tool schema, a
+delivery marker claiming format v4.
 
 Across events (`migrate_v3`): a turn still open when the next ``turn/start`` comes, or when the log
 ends, and with no open step, gets ``turn/end {reason: {kind: "interrupted"}}`` (the last event's
-time), seqs are renumbered and every seq reference remapped. A turn left open inside a step has no
-documented closer: `MigrationRefused` rather than a guess. The runtime's step also adds one
-``subagent/catalog`` per child log of the same store that the parent does not list yet; DSH 0.1.5
-already logs a catalog fact for each child it creates, and this step reads the one log only.
+time; the rule is `OpenTurns`), seqs are renumbered and every seq reference remapped. A turn left
+open inside a step has no documented closer: `MigrationRefused` rather than a guess. The load
+checks a v3 log's lifecycle with the same closers (`workbench.core.relationships`). The runtime's
+step also adds one ``subagent/catalog`` per child log of the same store that the parent does not
+list yet; DSH 0.1.5 already logs a catalog fact for each child it creates, and this step reads the
+one log only.
 
 DSH 0.2.1's own view of a v3 log killed inside a compaction ends with that inserted ``turn/end``
 after the unclosed ``compaction/start``; the v4 relationship rules refuse a turn crossing an open
@@ -34,8 +42,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from workbench.core.events import known_types
+from workbench.core.lifecycle_values import same
 from workbench.errors import MigrationRefused
 from workbench.io.generations import CURRENT, rules_for
+from workbench.io.jsjson import is_nonneg_safe_int
 
 SYSTEM_PROMPT_PLUGIN = "@deepseek-ai/dsh-system-prompt"
 
@@ -54,6 +65,9 @@ PLUGIN_KINDS: dict[str, str] = {
 KNOWN_BLOCKS = frozenset(("text", "reasoning", "image", "file", "tool-call", "tool-addition", "tool-removal"))
 """Content block types v4 keeps as they are (§3.12); a wrapper ``tool-result`` is lifted, any other
 type becomes ``plugin:<type>``."""
+
+_KNOWN_V3 = known_types(3)
+"""The event types v3 knows (the v4 vocabulary); an ignorable event of another type is renamed."""
 
 
 def lift_source(source: Any, role: Any) -> Any:
@@ -123,6 +137,10 @@ def lift_tool_message(message: Any) -> Any:
 def lift_event(event: Mapping[str, Any]) -> Mapping[str, Any]:
     """One v3 event in its v4 spelling (the same object when nothing changes)."""
     kind = event.get("type")
+    if type(kind) is str and kind not in _KNOWN_V3:
+        if event.get("ignorable") is True and not kind.startswith("plugin:"):
+            return {**event, "type": f"plugin:{kind}"}
+        return event
     data = event.get("data")
     if type(data) is not dict:
         return event
@@ -141,53 +159,117 @@ def lift_event(event: Mapping[str, Any]) -> Mapping[str, Any]:
     return event if new == data and _same_order(new, data) else {**event, "data": new}
 
 
+_DELIVERY = "session-log-deepseek/delivery-accepted"
+
+
+def unsupported_v3(event: Mapping[str, Any]) -> str | None:
+    """Why DSH 0.2.1 refuses to migrate a log holding this v3 event (format "unsupported", the
+    log left untouched; v4 spec §0.4 step v3→v4), or None."""
+    kind = event.get("type")
+    data = event.get("data")
+    if type(data) is not dict:
+        return None
+    if kind == "tool/result":
+        message = data.get("message")
+        content = message.get("content") if type(message) is dict else None
+        block = content[0] if type(content) is list and len(content) == 1 else None
+        inner = block.get("content") if type(block) is dict and block.get("type") == "tool-result" else None
+        if type(inner) is list and any(type(b) is dict and b.get("type") == "tool-result" for b in inner):
+            return "a nested tool result (a tool-result block inside the tool/result's wrapper block)"
+    elif kind == "request/header":
+        header = data.get("header")
+        tools = header.get("tools") if type(header) is dict else None
+        for tool in tools if type(tools) is list else ():
+            if type(tool) is dict and "deferLoading" in tool:
+                return f"deferLoading on the request/header tool schema {tool.get('name')!r}"
+    elif kind == _DELIVERY and same(data.get("sessionFormatVersion"), CURRENT):
+        return f"a delivery marker claiming format v{CURRENT} (sessionFormatVersion {data['sessionFormatVersion']!r})"
+    return None
+
+
+class OpenTurns:
+    """The v3→v4 step's turn closer (v4 spec §0.4): a turn still open when the next ``turn/start``
+    comes, or when the log ends, and with no open step, is closed by ``turn/end {turn, reason:
+    {kind: "interrupted"}}`` at the last event's time. One home for the rule: `migrate_v3` writes
+    the closers, the load's lifecycle check of a v3 log (`workbench.core.relationships`) replays
+    them. Feed `closer` then `observe` each event in seq order, then `at_end`."""
+
+    __slots__ = ("turn", "step_open", "time")
+
+    def __init__(self) -> None:
+        self.turn: Any = None
+        self.step_open = False
+        self.time: Any = None
+
+    def closer(self, event: Mapping[str, Any]) -> dict | None:
+        """The closer to insert before `event` (its ``seq`` None: the caller numbers it), or None;
+        `MigrationRefused` when the open turn has an open step (no documented closer)."""
+        if event.get("type") != "turn/start" or self.turn is None:
+            return None
+        data = event.get("data")
+        return self._close(f"when turn {data.get('turn') if type(data) is dict else None} starts")
+
+    def at_end(self) -> dict | None:
+        """The closer of a turn the log leaves open (None: none is open)."""
+        return None if self.turn is None else self._close("at the end of the log")
+
+    def _close(self, at: str) -> dict:
+        if self.step_open:
+            raise MigrationRefused(f"turn {self.turn} is left open inside a step {at}: DSH 0.2.1's closer for "
+                                   "it is not documented, so no exact v4 view can be built")
+        turn, self.turn = self.turn, None
+        return {"type": "turn/end", "seq": None, "time": self.time,
+                "data": {"turn": turn, "reason": {"kind": "interrupted"}}}
+
+    def observe(self, event: Mapping[str, Any]) -> None:
+        """Track the open turn and step after `event`."""
+        self.time = event.get("time")
+        kind = event.get("type")
+        if kind == "turn/start":
+            data = event.get("data")
+            self.turn, self.step_open = (data.get("turn") if type(data) is dict else None), False
+        elif kind == "turn/end":
+            self.turn, self.step_open = None, False
+        elif kind == "step/start":
+            self.step_open = True
+        elif kind == "step/end":
+            self.step_open = False
+
+
 def _same_order(a: Any, b: Any) -> bool:
     return a is b or (type(a) is dict and list(a) == list(b)
                       and all(_same_order(a[k], b[k]) for k in a)) or (type(a) is not dict and a == b)
 
 
 def migrate_v3(events: Iterable[Mapping[str, Any]], *, header: Mapping[str, Any] | None = None) -> list[dict]:
-    """The v4 events DSH 0.2.1 builds from a v3 log's events (seq order); raises `MigrationRefused`."""
+    """The v4 events DSH 0.2.1 builds from a v3 log's events (seq order); raises `MigrationRefused`
+    (naming the seq) for an event the step does not support (`unsupported_v3`)."""
     out: list[dict] = []
-    turn: Any = None
-    step_open = False
-    last_time: Any = None
+    turns = OpenTurns()
     shift = 0
     remap: dict[int, int] = {}
 
-    def close(at: str) -> None:
-        nonlocal turn, shift
-        if step_open:
-            raise MigrationRefused(f"turn {turn} is left open inside a step {at}: DSH 0.2.1's closer for it "
-                                   "is not documented, so no exact v4 view can be built")
-        out.append({"type": "turn/end", "seq": len(out), "time": last_time,
-                    "data": {"turn": turn, "reason": {"kind": "interrupted"}}})
-        shift += 1
-        turn = None
+    def insert(closer: dict | None) -> None:
+        nonlocal shift
+        if closer is not None:
+            closer["seq"] = len(out)
+            out.append(closer)
+            shift += 1
 
     for event in events:
-        kind = event.get("type")
-        data = event.get("data") if type(event.get("data")) is dict else {}
-        if kind == "turn/start" and turn is not None:
-            close(f"when turn {data.get('turn')} starts")
         seq = event.get("seq")
+        problem = unsupported_v3(event)
+        if problem is not None:
+            raise MigrationRefused(f'seq {seq}: {problem}: DSH 0.2.1 refuses to migrate it (format "unsupported")')
+        insert(turns.closer(event))
         lifted = dict(lift_event(event))
         if shift:
             lifted["seq"] = seq + shift
             remap[seq] = seq + shift
             lifted = _remapped(lifted, remap)
         out.append(lifted)
-        last_time = event.get("time")
-        if kind == "turn/start":
-            turn, step_open = data.get("turn"), False
-        elif kind == "turn/end":
-            turn, step_open = None, False
-        elif kind == "step/start":
-            step_open = True
-        elif kind == "step/end":
-            step_open = False
-    if turn is not None:
-        close("at the end of the log")
+        turns.observe(event)
+    insert(turns.at_end())
     return out
 
 
@@ -195,7 +277,7 @@ def _remapped(event: dict, remap: Mapping[int, int]) -> dict:
     """Seq references of a renumbered event (replace endpoints, sources, compaction ranges, titles,
     command sources) through `remap` (seqs not in it are unchanged: they precede every shift)."""
     def m(value: Any) -> Any:
-        return remap.get(value, value) if type(value) is int else value
+        return remap.get(int(value), value) if is_nonneg_safe_int(value) else value
     if "sourceEventSeqs" in event and type(event["sourceEventSeqs"]) is list:
         event["sourceEventSeqs"] = [m(s) for s in event["sourceEventSeqs"]]
     op = event.get("surfaceOp")
@@ -249,5 +331,5 @@ def migrated(log: Any, to: int = CURRENT) -> tuple[dict, list[dict]]:
     raise MigrationRefused(V0_REFUSAL)
 
 
-__all__ = ["KNOWN_BLOCKS", "PLUGIN_KINDS", "V0_REFUSAL", "lift_event", "lift_source", "lift_tool_message",
-           "migrate_v3", "migrated"]
+__all__ = ["KNOWN_BLOCKS", "OpenTurns", "PLUGIN_KINDS", "V0_REFUSAL", "lift_event", "lift_source",
+           "lift_tool_message", "migrate_v3", "migrated", "unsupported_v3"]

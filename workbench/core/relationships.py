@@ -24,7 +24,8 @@ from typing import Any
 from workbench.core.events import KNOWN_TYPES_V4
 from workbench.core.lifecycle import RELATIONSHIP_TYPES, Lifecycle, Violation
 from workbench.core.lifecycle_values import count
-from workbench.core.migration import lift_event
+from workbench.core.migration import OpenTurns, lift_event
+from workbench.errors import MigrationRefused
 from workbench.io.admission_v4 import SyntaxRefusal, developer_data
 from workbench.io.generations import producer_sources
 from workbench.io.jsjson import ABSENT
@@ -140,7 +141,9 @@ class RelationshipChecker:
     `event_at(seq)` returns an earlier event (developer ``headerSeq``, title and command
     references). `admitted=True` skips the developer-data check already done by row admission.
     A v3 log (`version` 3) is checked in its v4 spelling (`workbench.core.migration.lift_event`:
-    tool-role results, producer sources), as DSH 0.2.1 checks an older log after migrating it.
+    tool-role results, producer sources), as DSH 0.2.1 checks an older log after migrating it,
+    with the ``turn/end`` closers the migration inserts (`workbench.core.migration.OpenTurns`: a
+    turn left open before the next ``turn/start``), each checked at the seq of that ``turn/start``.
     """
 
     def __init__(self, meta: Mapping[str, Any] | None, event_at: Callable[[int], Any], *,
@@ -148,6 +151,7 @@ class RelationshipChecker:
         self.meta = meta or {}
         self.admitted = admitted
         self.lift = not producer_sources(version)
+        self._turns = OpenTurns()
         self.artifact_violations: list[tuple[Any, int, str]] = []
         self._wrong_session: list[Any] = []
         self._catalog: list[tuple[Any, str | None, str | None]] = []
@@ -160,17 +164,30 @@ class RelationshipChecker:
             return
         seq = event.get("seq")
         if self.lift:
-            event = lift_event(event)
+            event = self._migrated(event, seq)
         self._artifact(event, kind, seq)
         self.lifecycle.accept(event, kind, seq)
 
     def accept_known(self, event: Mapping[str, Any], kind: str, seq: Any) -> None:
         """`accept` for a caller that read the event's `kind` (a known v4 type) and `seq`."""
         if self.lift:
-            event = lift_event(event)
+            event = self._migrated(event, seq)
         for step in self._steps(kind):
             if step is not None:
                 step(event, kind, seq)
+
+    def _migrated(self, event: Mapping[str, Any], seq: Any) -> Mapping[str, Any]:
+        """A v3 event in its v4 spelling, after checking the closer the migration inserts before it
+        (a turn left open inside a step has none: the lifecycle then refuses the ``turn/start``)."""
+        turns = self._turns
+        try:
+            closer = turns.closer(event)
+        except MigrationRefused:
+            closer = None
+        if closer is not None:
+            self.lifecycle.accept(closer, "turn/end", seq)
+        turns.observe(event)
+        return lift_event(event)
 
     def route(self, kind: str) -> tuple[Step | None, Step | None]:
         """What `accept_known` runs for an event of the known type `kind`, for a caller that
