@@ -6,6 +6,7 @@ import pytest
 from compaction_script import Script
 
 from workbench.core.compaction.audit import audit_events
+from workbench.core.compaction.checks import COMPACTION_CHECKS
 from workbench.core.compaction.probe import extract_facts
 
 # -- logs ------------------------------------------------------------------------------------------
@@ -63,10 +64,11 @@ def test_well_formed_compaction_passes_every_check(version: int) -> None:
     (audit,) = report.compactions
     assert _failed(report) == {}
     names = [c.name for c in audit.checks]
-    assert names == ["bracket_closed", "inside_bracket", "replacement_cites_sources",
-                     "shadowed_seqs_match_fold", "shadowed_tokens_match", "checkpoint_smaller",
-                     "tool_pairing_after", "newest_tool_result_visible",
-                     "next_request_sees_checkpoint", "originals_preserved"]
+    assert tuple(names) == COMPACTION_CHECKS == (
+        "bracket_closed", "inside_bracket", "replacement_cites_sources",
+        "checkpoint_after_summary", "checkpoint_is_framed_summary", "shadowed_seqs_match_fold",
+        "shadowed_tokens_match", "checkpoint_smaller", "tool_pairing_after",
+        "newest_tool_result_visible", "next_request_sees_checkpoint", "originals_preserved")
     assert audit.computed_shadowed_tokens == audit.record.logged_shadowed_tokens
     assert audit.compression_ratio > 1
     assert audit.cache_break is not None and audit.cache_break.position == (1 if version else 0)
@@ -146,6 +148,102 @@ def test_failed_attempt_only_checks_its_bracket() -> None:
     assert [(c.name, c.ok) for c in audit.checks] == [("bracket_closed", True)]
 
 
+@pytest.mark.parametrize("version", [0, 4], ids=["v0", "v4"])
+def test_checkpoint_that_is_not_the_framed_summary_fails(version: int) -> None:
+    """v0 §5.5 / v4 §5.5: the checkpoint is preamble + open tag, the summary's blocks verbatim,
+    the close tag; a checkpoint that says something else fails, naming both seqs."""
+    s = _session(version)
+    start, end = _first_and_last_compactable(s)
+    seqs = s.compact(start, end, "## Files and Code\n- src/app/main.py")
+    content = s.events[seqs["replacement"]]["data"]["content"]
+    content[1] = {"type": "text", "text": "a different summary than the one logged"}
+    _request_after(s)
+    report = audit_events(s.events, version=version)
+    failed = _failed(report)
+    assert list(failed) == ["checkpoint_is_framed_summary"]
+    assert failed["checkpoint_is_framed_summary"].startswith(
+        f"checkpoint {seqs['replacement']} content is not summary {seqs['summary']} framed")
+    assert not report.ok
+
+
+def test_unframed_checkpoint_fails() -> None:
+    s = _session()
+    start, end = _first_and_last_compactable(s)
+    seqs = s.compact(start, end, "summary text")
+    s.events[seqs["replacement"]]["data"]["content"] = [{"type": "text", "text": "summary text"}]
+    assert list(_failed(audit_events(s.events, version=4))) == ["checkpoint_is_framed_summary"]
+
+
+def test_failed_attempt_with_a_summary_checks_the_summary() -> None:
+    """v0 §6.5 / v4 §6.5 hold for every compaction/summary, and the shrink check ran before the
+    summary was logged (v0 §5.4): a commit-stage failure keeps its summary checks."""
+    s = _session()
+    start, end = _first_and_last_compactable(s)
+    seqs = s.compact(start, end, "summary", token_count=5, error="compaction: session surface "
+                     "changed during summarization")
+    del s.events[seqs["replacement"]]   # the commit failed: no checkpoint
+    for seq, event in enumerate(s.events):
+        event["seq"] = seq
+    (audit,) = audit_events(s.events, version=4).compactions
+    assert audit.record.status == "failed" and audit.record.replacement_seq is None
+    checks = {c.name: c for c in audit.checks}
+    assert list(checks) == ["bracket_closed", "inside_bracket", "shadowed_seqs_match_fold",
+                            "shadowed_tokens_match", "checkpoint_smaller"]
+    assert not checks["shadowed_tokens_match"].ok
+    assert checks["shadowed_tokens_match"].detail.startswith(
+        "logged shadowedTokenCount 5 vs heuristic")
+    assert checks["checkpoint_smaller"].ok and checks["checkpoint_smaller"].detail.startswith(
+        "framed summary prices")
+
+
+@pytest.mark.parametrize("version", [0, 4], ids=["v0", "v4"])
+def test_checkpoint_not_right_after_its_summary_fails(version: int) -> None:
+    s = _session(version)
+    start, end = _first_and_last_compactable(s)
+    seqs = s.compact(start, end, "summary")
+    between = {"type": "session-log-deepseek/delivery-accepted", "seq": seqs["replacement"],
+               "time": 0, "data": {"throughSeq": seqs["summary"]}}
+    s.events.insert(seqs["replacement"], between)
+    for seq, event in enumerate(s.events):
+        event["seq"] = seq
+    replacement = seqs["replacement"] + 1
+    s.events[replacement]["data"]["id"] = f"checkpoint-{replacement}"
+    report = audit_events(s.events, version=version)
+    failed = _failed(report)
+    assert list(failed) == ["checkpoint_after_summary"]
+    assert failed["checkpoint_after_summary"].startswith(
+        f"checkpoint {replacement} does not immediately follow summary {seqs['summary']}")
+
+
+@pytest.mark.parametrize("order", ["shadowed-first", "extra-seq"])
+def test_sources_other_than_start_summary_shadowed_fail(order: str) -> None:
+    """v0 §5.1 step 4 / v4 §5.1(b): sourceEventSeqs = [startSeq, summarySeq, ...shadowedSeqs];
+    citing all of them in another order, or one more seq, is not that list."""
+    s = _session()
+    start, end = _first_and_last_compactable(s)
+    surface = list(s.surface())
+    span = surface[surface.index(start):surface.index(end) + 1]
+    at = len(s.events)
+    sources = ([*span, at, at + 1] if order == "shadowed-first"
+               else [at, at + 1, *span, surface[-1]])
+    seqs = s.compact(start, end, "summary", sources=sources)
+    failed = _failed(audit_events(s.events, version=4))
+    assert list(failed) == ["replacement_cites_sources"]
+    detail = failed["replacement_cites_sources"]
+    how = "cite them in another order" if order == "shadowed-first" else f"also cite [{surface[-1]}]"
+    assert f"of replacement {seqs['replacement']} {how}: not [start, summary, ...shadowedSeqs]" \
+        in detail
+
+
+def test_integral_float_sources_are_canonical() -> None:
+    s = _session()
+    start, end = _first_and_last_compactable(s)
+    seqs = s.compact(start, end, "summary")
+    event = s.events[seqs["replacement"]]
+    event["sourceEventSeqs"] = [float(x) for x in event["sourceEventSeqs"]]
+    assert _failed(audit_events(s.events, version=4)) == {}
+
+
 def test_prune_records_and_checks() -> None:
     s = _session()
     result = next(x for x in s.surface() if s.events[x]["type"] == "tool/result")
@@ -185,3 +283,34 @@ def test_extract_facts_categories() -> None:
     assert facts["errors"] == ["FileNotFoundError", "FS_NOT_FOUND", "exit code: 2"]
     assert facts["identifiers"] == ["parse_config", "parseConfig"]
     assert facts["numbers"] == ["1500"]
+
+
+_FLAG_CHECKS = {"replacementAdjacentToSummary": "checkpoint_after_summary",
+                "replacementContentIsFramedSummary": "checkpoint_is_framed_summary"}
+
+
+def test_checkpoint_checks_agree_with_every_compaction_vector(shared_dir) -> None:
+    """The vectors' bracket flags (`replacementAdjacentToSummary`, `replacementSourcesCanonical`,
+    v0 `replacementContentIsFramedSummary`) and the audit's checks say the same of each
+    checkpoint (only `compaction-non-adjacent-replacement` breaks one)."""
+    import json
+    broken = []
+    for folder, version in (("conformance", 0), ("conformance-v4", 4)):
+        for path in sorted((shared_dir / folder / "compaction").glob("*.json")):
+            vector = json.loads(path.read_text())
+            brackets = (vector.get("expect") or {}).get("brackets")
+            if "events" not in vector or not brackets:
+                continue
+            report = audit_events(vector["events"], version=version)
+            by_start = {a.record.start_seq: {c.name: c for c in a.checks}
+                        for a in report.compactions}
+            for bracket in brackets:
+                checks = by_start[bracket["startSeq"]]
+                for flag, name in _FLAG_CHECKS.items():
+                    if flag in bracket:
+                        assert checks[name].ok is bracket[flag], (path.name, name)
+                        if not bracket[flag]:
+                            broken.append((path.stem, name))
+                if bracket.get("replacementSourcesCanonical") is False:
+                    assert not checks["replacement_cites_sources"].ok, path.name
+    assert broken == [("compaction-non-adjacent-replacement", "checkpoint_after_summary")]

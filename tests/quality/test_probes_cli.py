@@ -66,6 +66,20 @@ def test_probes_usage_errors(written, capsys) -> None:
     assert "Traceback" not in err
 
 
+@pytest.mark.parametrize("argv, message", [
+    (["--per-kind", "0"], "--per-kind must be at least 1 (got 0)"),
+    (["--json"], "--json needs -o (the samples go to the file)")])
+def test_probes_bad_options_print_the_usage_line(written, capsys, argv, message) -> None:
+    """README: a usage error prints the subcommand's usage line, then one error line."""
+    _, path = written
+    assert main(["probes", str(path), *argv]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    lines = captured.err.splitlines()
+    assert lines[0].startswith("usage: workbench probes ")
+    assert lines[-1] == f"workbench probes: error: {message}"
+
+
 def test_audit_json_quality(written, capsys) -> None:
     b, path = written
     assert main(["audit", str(path), "--json", "--meter", "dsh,o200k"]) == 0

@@ -193,3 +193,64 @@ def test_load_sessions_many(tmp_path) -> None:
             continue
         mine = anchors[anchors["session"] == single.session_id].drop(columns="session")
         pd.testing.assert_frame_equal(mine.reset_index(drop=True), single.anchors_df())
+
+
+@pytest.mark.parametrize("version", [4, 0], ids=["v4", "v0"])
+def test_one_cache_break_is_charged_once(version: int) -> None:
+    """Two compactions between the same two requests (a nested pair of one pre-step phase):
+    that request's cache break is charged to the last of them only (ledger module doc), so the
+    session total re-sends it once."""
+    from workbench.build import LogBuilder
+    b = LogBuilder(version=version, session_id="session-nested", cwd="/w")
+    with b.turn():
+        with b.step():
+            b.system("You are a coding agent.")
+            b.user("Read a.txt. " * 40)
+            b.assistant("Reading a.txt. " * 40)
+        with b.step():
+            b.assistant("Still reading. " * 40)
+    with b.turn():
+        with b.step():
+            b.user("Now read b.txt. " * 40)
+            b.assistant("Reading b.txt. " * 40)
+    first = b.compact(summary="Read a.txt.")
+    second = b.compact(summary="Read a.txt and b.txt.")
+    with b.turn():
+        with b.step():
+            b.user("Thanks.")
+            b.assistant("Bye.")
+    s = session_of(b)
+    df = s.ledger_df("dsh").set_index("compaction_id")
+    one, two = df.loc[first.compaction_id], df.loc[second.compaction_id]
+    assert one["request_after_seq"] == two["request_after_seq"]
+    assert one["break_position"] == two["break_position"]
+    assert (one["resent_tokens"], one["resent_source"], one["resent_cost"]) == (0, "none", 0)
+    assert two["resent_tokens"] > 0 and two["resent_source"] == "estimated"
+    total = s.ledger_df("dsh", per="session").iloc[0]
+    assert total["resent_tokens"] == two["resent_tokens"]
+    assert total["net_tokens"] == df["net_tokens"].sum()
+
+
+@pytest.mark.parametrize("version", [4, 0], ids=["v4", "v0"])
+def test_precision_counts_every_anchor_the_summary_states(version: int) -> None:
+    """precision = 1 − invented / stated over the distinct anchors the summary states (citation
+    module doc): an anchor it states that is still on the surface (b.txt) is stated, neither
+    kept nor invented, and stays in the denominator."""
+    from workbench.build import LogBuilder
+    b = LogBuilder(version=version, session_id="session-precision", cwd="/w")
+    with b.turn():
+        with b.step():
+            if version >= 4:
+                b.system("You are a coding agent.")
+            first = b.user("Please read a.txt for me. " * 20)
+            last = b.assistant("I read a.txt; it lists the inventory. " * 20).seq
+    with b.turn():
+        with b.step():
+            b.user("Next, b.txt please.")
+            b.assistant("Reading b.txt next.")
+    done = b.compact(first, last, summary="Read a.txt; then b.txt and c.txt are next.")
+    s = session_of(b)
+    row = s.citations_df().set_index("compaction_id").loc[done.compaction_id]
+    assert (row["kept"], row["invented"]) == (1, 1)
+    assert math.isclose(row["precision"], 1 - 1 / 3)
+    assert math.isclose(row["score"], 2 * 1.0 * (2 / 3) / (1.0 + 2 / 3))

@@ -46,11 +46,9 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     if args.per_kind < 1:
-        say("probes", args.path, "--per-kind must be at least 1")
-        return EXIT_UNUSABLE
+        return usage_error(args, f"--per-kind must be at least 1 (got {args.per_kind})")
     if args.json and args.output is None:
-        say("probes", args.path, "--json needs -o (the samples go to the file)")
-        return EXIT_UNUSABLE
+        return usage_error(args, "--json needs -o (the samples go to the file)")
     problem = check_output(args.output, inputs=(args.path,)) if args.output else None
     if problem is not None:
         return usage_error(args, f"cannot write the samples: {problem}")

@@ -3,7 +3,7 @@ Layer: frames. Selects and types the core compaction audit
 (`workbench.core.compaction.audit`): the bracket record (v0 spec §5.10: start / summary /
 checkpoint / end, status, trigger), the audit's measurements, and one nullable boolean column
 per audit check (``check_<name>``; NA where the check does not apply to that attempt, e.g. the
-replacement checks of a failed attempt).
+replacement checks of an attempt without a replacement).
 
 Statuses are the core's: ``completed`` (closed without error), ``failed`` (closed with an
 error), ``interrupted`` (never closed; the lock is still held), ``stale`` (never closed, released
@@ -15,6 +15,10 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from workbench.core.compaction.checks import (  # noqa: F401 - re-exported
+    COMPACTION_CHECKS,
+    PRUNE_CHECKS,
+)
 from workbench.core.compaction.shapes import error_kind
 from workbench.core.preview import content_text
 from workbench.frames.columns import DURATION, SEQ_LIST, TIME, Column, Columns, frame
@@ -31,14 +35,6 @@ ERROR_KIND = pd.CategoricalDtype(["summary-not-smaller", "surface-changed", "emp
                                   "cancelled", "other"])
 """Classification of `compaction/end.error` (the conformance suite's, not a reference enum)."""
 
-COMPACTION_CHECKS = (
-    "bracket_closed", "inside_bracket", "replacement_cites_sources", "shadowed_seqs_match_fold",
-    "shadowed_tokens_match", "checkpoint_smaller", "tool_pairing_after",
-    "newest_tool_result_visible", "next_request_sees_checkpoint", "originals_preserved")
-"""Audit checks of an attempt, in the audit's order (their meaning: core audit docstring)."""
-PRUNE_CHECKS = ("prune_replacement_adjacent", "prune_price_matches", "prune_target",
-                "prune_smaller")
-"""Audit checks of a prune."""
 
 
 def _str(value: Any) -> str | None:

@@ -76,7 +76,8 @@ LedgerColumns: Columns = (
     _c("meter", METER, "token meter of every token column of the row"),
     _c("shadowed_tokens", "Int64", "tokens of the nodes the replacement shadowed"),
     _c("summary_tokens", "Int64", "tokens of the checkpoint node that replaced them"),
-    _c("resent_tokens", "Int64", "tokens after the prefix-cache break of the next request"),
+    _c("resent_tokens", "Int64", "tokens after the prefix-cache break of the next request "
+       "(charged once per request: to the last compaction before it, ledger doc)"),
     _c("refetch_tokens", "Int64", "tokens of re-fetched results in its window"),
     _c("net_tokens", "Int64", "shadowed - summary - resent - refetch"),
     _c("cost", "Float64", "call + resent + refetch cost - saving (money, see ledger doc)"),
@@ -87,7 +88,8 @@ LedgerColumns: Columns = (
     _c("request_before_seq", "Int64", "last model request before the attempt"),
     _c("request_after_seq", "Int64", "first model request after it"),
     _c("break_position", "Int64", "first differing surface node of the two requests"),
-    _c("resent_source", SOURCE, "logged (usage cache fields) / estimated / none"),
+    _c("resent_source", SOURCE, "logged (usage cache fields) / estimated / none (no request "
+       "on a side, or charged to a later compaction)"),
     _c("refetches", "Int64", "re-fetch calls in its window"),
     _c("call_cost", "Float64", "money: the summary call"),
     _c("resent_cost", "Float64", "money: re-sent tokens at (miss - hit)"),

@@ -1,7 +1,7 @@
 """The compaction audit: an acceptance table per compaction attempt and per prune. Layer: core.
 
 Every check is a pass/fail with evidence (seqs, numbers) in its detail. A check that does not
-apply to an attempt (for example the replacement checks of a failed attempt, or "the next request
+apply to an attempt (for example the replacement checks of an attempt without one, or "the next request
 sees the checkpoint" when the log ends first) is left out rather than passed. Checks per attempt
 (spec v0 §5, v4 §5; the hidden set is what the fold removed, or would have removed when it
 rejected the replacement):
@@ -11,11 +11,21 @@ rejected the replacement):
   evidence; an interrupted one (no end, lock still held) fails.
 * `inside_bracket` — start < summary < replacement < end; a clean end needs both.
 * `replacement_cites_sources` — `sourceEventSeqs` contains the start, the summary and every hidden
-  node; a fold rejection of the replacement is reported here with the fold's own message.
+  node, and is exactly `[startSeq, summarySeq, ...shadowedSeqs]` (v0 §5.1 step 4, v4 §5.1(b);
+  compared as logical seqs: range pairs expanded, `3.0` is seq 3); a fold rejection of the
+  replacement is reported here with the fold's own message.
+* `checkpoint_after_summary` — the checkpoint is the event right after its summary (v0 §5.1
+  step 4).
+* `checkpoint_is_framed_summary` — the checkpoint's content is the preamble block with the
+  opening tag, the summary's blocks verbatim, then the closing tag (v0 §5.5, v4 §5.5).
 * `shadowed_seqs_match_fold` — logged `shadowedSeqs` equal the hidden set, in surface order.
 * `shadowed_tokens_match` — logged `shadowedTokenCount` equals the heuristic price of the hidden
   set (v0 §6.5, v4 §6.5).
-* `checkpoint_smaller` — the checkpoint's price is below the hidden price.
+* `checkpoint_smaller` — the checkpoint's price is below the hidden price (without a
+  checkpoint: the framed summary's; the shrink check runs before a summary is logged, v0 §5.4).
+
+A failed attempt is checked as far as it got: with a summary logged, its summary checks apply
+(its hidden set is the span the summary names); the node checks below need a replacement.
 * `tool_pairing_after` — after the replacement no tool result lacks its call and the cuts around
   the checkpoint are balanced (v0 §5.3).
 * `newest_tool_result_visible` — the newest tool result on the surface is not hidden.

@@ -130,6 +130,29 @@ class CompactionRecord:
     def replacement_landed(self) -> bool:
         return self.fold_shadowed_seqs is not None
 
+    @property
+    def canonical_sources(self) -> list[Any] | None:
+        """`[startSeq, summarySeq, ...shadowedSeqs]`, what the checkpoint's `sourceEventSeqs`
+        must be (v0 §5.1 step 4, v4 §5.1(b)); None without a summary."""
+        if self.summary_seq is None:
+            return None
+        return [self.start_seq, self.summary_seq, *(self.logged_shadowed_seqs or ())]
+
+    @property
+    def replacement_sources_canonical(self) -> bool:
+        """Whether the checkpoint cites exactly `canonical_sources`, compared as the logical
+        (range-expanded) seqs by value, so `3.0` cites seq 3."""
+        expected = self.canonical_sources
+        return (expected is not None and self.replacement_sources is not None
+                and deep_equal(list(self.replacement_sources), expected))
+
+    @property
+    def replacement_adjacent(self) -> bool:
+        """Whether the checkpoint is the event right after the summary (v0 §5.1 step 4: pricing
+        consumers pair them)."""
+        return (self.summary_seq is not None and self.replacement_seq is not None
+                and self.replacement_seq == self.summary_seq + 1)
+
 
 # -- pass 2: what the surface says --------------------------------------------------------------
 

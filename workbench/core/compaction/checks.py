@@ -12,7 +12,11 @@ from typing import Any
 
 import numpy as np
 
-from workbench.core.compaction.brackets import CompactionRecord
+from workbench.core.compaction.brackets import (
+    SUMMARY_CLOSE_TAG,
+    SUMMARY_OPEN_TAG,
+    CompactionRecord,
+)
 from workbench.core.compaction.pairing import ToolPairingError, cut_balanced
 from workbench.core.compaction.prunes import PruneRecord
 from workbench.core.compaction.sweep import AuditFacts, newest_result
@@ -22,6 +26,17 @@ from workbench.core.timeline import SurfaceTimeline
 from workbench.io.jsvalues import deep_equal, is_scalar, js_str
 
 _TRANSCRIPT_TYPES = frozenset({"user/message", "assistant/message", "tool/result"})
+
+COMPACTION_CHECKS = (
+    "bracket_closed", "inside_bracket", "replacement_cites_sources", "checkpoint_after_summary",
+    "checkpoint_is_framed_summary", "shadowed_seqs_match_fold", "shadowed_tokens_match",
+    "checkpoint_smaller", "tool_pairing_after", "newest_tool_result_visible",
+    "next_request_sees_checkpoint", "originals_preserved")
+"""The checks of an attempt, in the order `compaction_checks` lists them (their meaning: the
+`workbench.core.compaction.audit` docstring)."""
+PRUNE_CHECKS = ("prune_replacement_adjacent", "prune_price_matches", "prune_target",
+                "prune_smaller")
+"""The checks of a prune (`prune_checks`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,8 +117,42 @@ def _cites_sources(r: CompactionRecord, timeline: SurfaceTimeline,
                      f"({rejected.kind}): {rejected.message}; {cited}")
     if missing:
         return Check("replacement_cites_sources", False, f"{cited} omit {', '.join(missing)}")
+    expected = r.canonical_sources
+    if expected is not None and not r.replacement_sources_canonical:
+        wanted_set = {s for s in expected if is_scalar(s)}
+        extra = [s for s in r.replacement_sources or () if not is_scalar(s) or s not in wanted_set]
+        how = f"also cite {_seqs(extra)}" if extra else "cite them in another order"
+        return Check("replacement_cites_sources", False, f"{cited} {how}: not [start, summary, "
+                     f"...shadowedSeqs] = {_seqs(expected, 16)} (v0 §5.1 step 4, v4 §5.1)")
     return Check("replacement_cites_sources", True, f"{cited} cite start {r.start_seq}, summary "
                  f"{r.summary_seq} and all {len(hidden or ())} shadowed nodes")
+
+
+def _checkpoint_follows_summary(r: CompactionRecord) -> Check | None:
+    """The checkpoint is logged right after its summary (v0 §5.1 step 4; v4 §5.1 unchanged), and
+    its content is the summary framed (v0 §5.5, v4 §5.5)."""
+    if r.summary_seq is None or r.replacement_seq is None:
+        return None
+    if r.replacement_adjacent:
+        return Check("checkpoint_after_summary", True, f"checkpoint {r.replacement_seq} "
+                     f"immediately follows summary {r.summary_seq}")
+    return Check("checkpoint_after_summary", False, f"checkpoint {r.replacement_seq} does not "
+                 f"immediately follow summary {r.summary_seq} (v0 §5.1 step 4: the summary and "
+                 "its checkpoint are adjacent)")
+
+
+def _checkpoint_framed(r: CompactionRecord) -> Check | None:
+    if r.summary_seq is None or r.replacement_seq is None:
+        return None
+    blocks = len(r.summary) if isinstance(r.summary, list) else 0
+    framing = (f"preamble + {SUMMARY_OPEN_TAG}, the {blocks} summary block"
+               f"{'' if blocks == 1 else 's'} verbatim, {SUMMARY_CLOSE_TAG}"
+               + ("" if isinstance(r.summary, list) else "; the summary is not a block list"))
+    if r.replacement_content_is_framed:
+        return Check("checkpoint_is_framed_summary", True, f"checkpoint {r.replacement_seq} "
+                     f"content is summary {r.summary_seq} framed ({framing})")
+    return Check("checkpoint_is_framed_summary", False, f"checkpoint {r.replacement_seq} "
+                 f"content is not summary {r.summary_seq} framed ({framing}; v0 §5.5, v4 §5.5)")
 
 
 def _pairing_surface(r: CompactionRecord, timeline: SurfaceTimeline,
@@ -229,10 +278,10 @@ def compaction_checks(r: CompactionRecord, events: Sequence[Mapping[str, Any]],
     the pairing and originals checks; `rejected` maps seqs to the timeline's first fold error
     there (default: searched)."""
     checks: list[Check | None] = [_bracket_closed(r, events), _inside_bracket(r)]
-    if r.status == "failed" and r.replacement_seq is None:
-        return tuple(c for c in checks if c is not None)
     if r.replacement_seq is not None:
         checks.append(_cites_sources(r, timeline, hidden, rejected))
+        checks.append(_checkpoint_follows_summary(r))
+        checks.append(_checkpoint_framed(r))
     if r.summary_seq is not None and hidden is not None:
         logged = r.logged_shadowed_seqs
         same = logged is not None and deep_equal(list(logged), list(hidden))
@@ -254,8 +303,8 @@ def compaction_checks(r: CompactionRecord, events: Sequence[Mapping[str, Any]],
         checks.append(_pairing_after(r, events, timeline, hidden, facts))
         checks.append(_newest_result(r, events, timeline, hidden, facts))
         checks.append(_next_request(r, events, timeline, next_request))
-    if hidden:
-        checks.append(_originals(r, events, timeline, hidden, facts))
+    if hidden and not (r.status == "failed" and r.replacement_seq is None):
+        checks.append(_originals(r, events, timeline, hidden, facts))   # nothing was hidden
     return tuple(c for c in checks if c is not None)
 
 

@@ -46,13 +46,6 @@ def error_kind(error: Any) -> str:
     return "other"
 
 
-def _canonical_sources(r: CompactionRecord) -> bool:
-    if r.replacement_sources is None or r.summary_seq is None:
-        return False
-    expected = [r.start_seq, r.summary_seq, *(r.logged_shadowed_seqs or ())]
-    return deep_equal(list(r.replacement_sources), expected)
-
-
 def _lt(a: Any, b: Any) -> bool:
     return is_number(a) and is_number(b) and a < b   # a boolean is no number
 
@@ -98,11 +91,11 @@ def bracket_json(r: CompactionRecord, *, version: int) -> dict[str, Any]:
                 summarySmallerThanMeter=_lt(r.framed_summary_tokens, r.span_tokens))
     if r.replacement_seq is not None:
         start, end = r.replacement_range or (None, None)
-        adjacent = r.summary_seq is not None and r.replacement_seq == r.summary_seq + 1
+        adjacent = r.replacement_adjacent
         if nested_streams(version):
             out.update(replacementRange={"startSeq": start, "endSeq": end},
                        replacementAdjacentToSummary=adjacent,
-                       replacementSourcesCanonical=_canonical_sources(r))
+                       replacementSourcesCanonical=r.replacement_sources_canonical)
         else:
             fold = None if r.fold_shadowed_seqs is None else list(r.fold_shadowed_seqs)
             out.update(
@@ -112,7 +105,7 @@ def bracket_json(r: CompactionRecord, *, version: int) -> dict[str, Any]:
                 and deep_equal(list(r.logged_shadowed_seqs), fold),
                 shadowedTokenCountMatchesMeter=r.fold_tokens is not None
                 and deep_equal(r.logged_shadowed_tokens, r.fold_tokens),
-                replacementSourcesCanonical=_canonical_sources(r))
+                replacementSourcesCanonical=r.replacement_sources_canonical)
             if r.summary_seq is not None:
                 out.update(
                     framedSummaryTokens=r.framed_summary_tokens,

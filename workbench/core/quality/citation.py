@@ -22,7 +22,9 @@ Headline score (``score``, sortable, in [0, 1]): the harmonic mean of
 * ``recall``: the mean over kinds of kept / (kept + lost), over the kinds the hidden span has
   (a macro average, so 200 numbers cannot swamp three paths);
 * ``precision``: 1 − invented / stated, over the distinct anchors the summary states (1 when it
-  states none).
+  states none): ``stated`` counts every anchor of the summary text (found in what it hid, on the
+  surface it was written against, in an earlier level, or nowhere: invented) together with the
+  hidden anchors it keeps (`Citation.stated`).
 
 ``score`` is None when the hidden span has no anchor.
 """
@@ -65,6 +67,8 @@ class Citation:
     replacement_seq: int | None
     hidden_seqs: tuple[int, ...]
     rows: tuple[AnchorRow, ...]
+    stated: int = 0
+    """Distinct anchors the summary states: its own anchors and the hidden ones it keeps."""
 
     def of(self, status: str, kind: str | None = None) -> tuple[str, ...]:
         return tuple(r.text for r in self.rows
@@ -94,9 +98,9 @@ class Citation:
 
     @property
     def precision(self) -> float:
-        stated = sum(r.status != "lost" for r in self.rows)
+        """1 − invented / stated (module doc); 1 when the summary states no anchor."""
         invented = sum(r.status == "invented" for r in self.rows)
-        return 1.0 - invented / stated if stated else 1.0
+        return 1.0 - invented / self.stated if self.stated else 1.0
 
     @property
     def score(self) -> float | None:
@@ -256,8 +260,10 @@ def citations(records: Sequence[Any], hidden_sets: Sequence[tuple[int, ...] | No
                     continue
             if not _inside(value, support, on_surface, seen, joined):
                 final.append(AnchorRow(kind, value, born_at, "invented", 1))
+        stated = set(stated_keys)
+        stated.update((r.kind, r.text) for r in final if r.status == "kept")
         citation = Citation(index, record.compaction_id, record.summary_seq,
-                            record.replacement_seq, tuple(hidden), tuple(final))
+                            record.replacement_seq, tuple(hidden), tuple(final), len(stated))
         out.append(citation)
         if record.replacement_seq is not None and record.fold_shadowed_seqs is not None:
             chain.add(record.summary_seq - 1, record.replacement_seq)

@@ -14,7 +14,12 @@ One `LedgerRow` per compaction attempt and meter (the same definitions for ``dsh
   the price of the after-request's nodes from there on (sent uncached). When that request's
   logged usage has cache fields (``cacheReadTokens``), ``resent_tokens`` is its uncached prompt
   (``inputTokens + cacheWriteTokens``) and ``resent_source`` is ``logged``; else ``estimated``.
-  No request on either side: 0 and ``none``;
+  No request on either side: 0 and ``none``. A request's cache break is charged once: when
+  several compactions land between the same two requests (the same first request after them,
+  e.g. nested compactions of one pre-step phase), the last of them (the one that request
+  follows) carries ``resent_tokens``; the earlier ones keep ``break_position`` and the request
+  seqs but show ``resent_tokens`` 0 and ``resent_source`` ``none``, so session totals count it
+  once;
 * ``refetch_tokens``: the result nodes of the re-fetches in its window (`refetch`);
 * ``net_tokens = hidden_tokens − summary_tokens − resent_tokens − refetch_tokens``: what the
   first request after the compaction saved (positive) or paid (negative) in tokens.
@@ -104,6 +109,18 @@ def _sum(prices: Any) -> int:
     return int(np.sum(prices, dtype=np.int64))
 
 
+def _charged(records: Sequence[Any], around: Sequence[tuple[Any, Any]]) -> set[int]:
+    """The records that carry their request's cache break (module doc): of the landed records
+    with requests on both sides, the last one per first-request-after."""
+    last: dict[Any, int] = {}
+    for index, record in enumerate(records):
+        before, after = around[index]
+        if (before is not None and after is not None and record.replacement_seq is not None
+                and record.fold_shadowed_seqs is not None):
+            last[(after.seq, after.before)] = index
+    return set(last.values())
+
+
 def ledger(records: Sequence[Any], timeline: SurfaceTimeline, around: Sequence[tuple[Any, Any]],
            after_usage: Callable[[Any], Any], found_refetches: Sequence[Refetch], price: Price,
            meters: Sequence[str], table: PriceTable) -> list[LedgerRow]:
@@ -113,6 +130,7 @@ def ledger(records: Sequence[Any], timeline: SurfaceTimeline, around: Sequence[t
     by_record: dict[int, list[Refetch]] = {}
     for r in found_refetches:
         by_record.setdefault(r.index, []).append(r)
+    charged = _charged(records, around)
     rows: list[LedgerRow] = []
     for index, record in enumerate(records):
         landed = record.replacement_seq is not None and record.fold_shadowed_seqs is not None
@@ -139,7 +157,7 @@ def ledger(records: Sequence[Any], timeline: SurfaceTimeline, around: Sequence[t
             else:
                 call_in = call_read = call_out = 0
                 call_source = "none"
-            if position is None:
+            if position is None or index not in charged:
                 resent, resent_source = 0, "none"
             elif logged_resent is not None:
                 resent, resent_source = logged_resent, "logged"
