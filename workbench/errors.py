@@ -13,6 +13,7 @@ that every exception class defined anywhere in the package is listed here and de
     ├── MeterError              a token meter cannot count (tokenizer files missing, bad replay)
     ├── StoreUnusable           a session store that is not one, or that another export is writing
     ├── MigrationRefused        no exact v4 view of an older log can be built (`workbench migrate`)
+    ├── OutputUnwritable        (OSError) an output path cannot be written (folder, permission, disk)
     ├── caller mistakes (each also derives from the built-in a caller would catch)
     │   ├── InvalidArgument     (ValueError) a bad argument value (engine, compression, lengths)
     │   ├── UnknownName         (KeyError) an unknown frame or meter name
@@ -135,6 +136,11 @@ class PriceError(InvalidArgument):
 class StoreUnusable(WorkbenchError):
     """A session store (`workbench.frames.store`) that cannot be used: the directory holds
     something that is not a store, or another export is writing it."""
+
+
+class OutputUnwritable(WorkbenchError, OSError):
+    """An output path (a Parquet folder, a file to write) cannot be written; the message names
+    the path and the operating system's reason."""
 
 
 class MigrationRefused(WorkbenchError):

@@ -7,7 +7,9 @@ on it) and delegates every computed member to it (the log index, the surface tim
 arrays, node prices, usage samples, model-call attempts, compactions, audit, quality), each
 computed once on first use. Frames are functions of that object (each builder of
 `workbench.frames.*` is handed `Session.analysis`) and are cached; callers get a shallow copy, so changing a
-returned frame never changes the session's (pandas 3 copy-on-write).
+returned frame never changes the session's (pandas 3 copy-on-write), and the NumPy arrays behind
+its columns are read-only views (`workbench.frames.columns.sealed`): a view a caller takes with
+``to_numpy()`` cannot write into the session's arrays either.
 
 Every frame has a declared schema (`workbench.frames.schema.SCHEMAS`; `Session.columns(name)`
 shows it): an empty log, a v0 fixture without times and a 1.3M-event log give the same columns
@@ -28,7 +30,7 @@ import pandas as pd
 
 from workbench.core.analysis import AnalysedLog, SurfaceArrays
 from workbench.core.seqs import resolve_seq
-from workbench.errors import UnknownName
+from workbench.errors import InvalidArgument, UnknownName
 from workbench.frames.quality import QualityFrames
 
 if TYPE_CHECKING:
@@ -90,6 +92,7 @@ class Session(QualityFrames):
     path = _Delegated()
     session_id = _Delegated()
     version = _Delegated()
+    format_version = _Delegated()
     events = _Delegated()
     defects = _Delegated()
     verdict = _Delegated()
@@ -237,11 +240,19 @@ class Session(QualityFrames):
         from workbench.frames.turns import defects_frame
         return self._cached(("defects",), lambda: defects_frame(self.defects))
 
-    def frames(self, names: Sequence[str] | None = None) -> dict[str, pd.DataFrame]:
-        """Several frames by name (default: all of `workbench.frames.schema.FRAME_NAMES`;
-        ``surface`` is the surface at the end)."""
+    def frames(self, names: str | Sequence[str] | None = None) -> dict[str, pd.DataFrame]:
+        """Several frames by name (default: all of `workbench.frames.schema.FRAME_NAMES`; one
+        name is a string; ``surface`` is the surface at the end)."""
         from workbench.frames.schema import FRAME_NAMES
-        wanted = FRAME_NAMES if names is None else tuple(names)
+        if names is None:
+            wanted: tuple = FRAME_NAMES
+        elif isinstance(names, str):
+            wanted = (names,)
+        elif isinstance(names, Sequence) or hasattr(names, "__iter__"):
+            wanted = tuple(names)
+        else:
+            msg = f"frame names {names!r}: give a name or a sequence of names; known: {', '.join(FRAME_NAMES)}"
+            raise InvalidArgument(msg)
         unknown = [n for n in wanted if n not in FRAME_NAMES]
         if unknown:
             msg = f"unknown frame(s) {', '.join(map(repr, unknown))}; known: {', '.join(FRAME_NAMES)}"
@@ -271,7 +282,7 @@ class Session(QualityFrames):
                 statuses[record.status] = statuses.get(record.status, 0) + 1
         surface = self.surface if n else None
         return {
-            "path": self.path, "session_id": self.session_id, "format_version": self.version,
+            "path": self.path, "session_id": self.session_id, "format_version": self.format_version,
             "verdict": self.verdict, "events": n,
             "turns": len(self.index.seq_of_type("turn/start")) if n else 0,
             "compactions": statuses, "prunes": len(self.compactions.prunes) if n else 0,
@@ -292,7 +303,8 @@ class Session(QualityFrames):
         rows = [
             ("session", esc(str(info["session_id"]))),
             ("file", esc(os.path.basename(str(info["path"])))),
-            ("format", f"v{info['format_version']} · {esc(str(info['verdict']))}"),
+            ("format", f"v{'?' if info['format_version'] is None else info['format_version']} · "
+                       f"{esc(str(info['verdict']))}"),
             ("events", f"{info['events']:,}"),
             ("turns", f"{info['turns']:,}"),
             ("compactions", statuses or "none"),

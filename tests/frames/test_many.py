@@ -10,7 +10,7 @@ from frame_scripts import script
 
 from workbench.build import LogBuilder
 from workbench.errors import LogUnreadable
-from workbench.frames.many import load_sessions, session_keys
+from workbench.frames.many import load_sessions, session_frames, session_keys
 from workbench.frames.parquet import read_parquet
 from workbench.frames.schema import FRAME_NAMES
 from workbench.session import load
@@ -155,3 +155,36 @@ def test_session_keys(ids, paths, keys) -> None:
 
 def test_keys_of_odd_ids_are_valid_text() -> None:
     assert session_keys(["a\ud800"], ["x"]) == ["a\ufffd"]
+
+
+def test_format_version_is_the_logs_as_info_reports_it(tmp_path: Path, capsys) -> None:
+    """The sessions frame's (and so the store manifest's) format_version is the log's header
+    version, as `workbench info --json` reports it: a refused v2 log is 2 and an empty file
+    named v3 has none (both were 0, the rule set's version)."""
+    import json
+    import shutil
+
+    from workbench.cli.main import main
+    b = LogBuilder(version=4, session_id="four")
+    with b.turn():
+        with b.step():
+            b.user("hi")
+            b.assistant("hello")
+    four = b.write(tmp_path / "four.jsonl")
+    lines = four.read_text().splitlines()
+    header = {**json.loads(lines[0]), "version": 2}
+    (tmp_path / "refused.jsonl").write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
+    (tmp_path / "empty__session.v3.jsonl").write_bytes(b"")
+    v3 = Path("../shared/corpus/dsh-0.1.5-v3/dev-subagent-parent__session.v3.jsonl")
+    if v3.exists():
+        shutil.copy(v3, tmp_path / v3.name)
+    want = {"four.jsonl": 4, "refused.jsonl": 2, "empty__session.v3.jsonl": None, v3.name: 3}
+    for path in sorted(tmp_path.iterdir()):
+        capsys.readouterr()
+        main(["info", "--json", str(path)])
+        reported = json.loads(capsys.readouterr().out.splitlines()[0])["format_version"]
+        got = session_frames(path, ["events"]).summary["format_version"]
+        assert got == reported == want[path.name], path.name
+    sessions = load_sessions(tmp_path, workers=1, progress=False).sessions
+    assert {Path(p).name: v for p, v in zip(sessions["path"], sessions["format_version"],
+                                            strict=True)}["refused.jsonl"] == 2

@@ -6,6 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from frame_scripts import empty_session, script, session_of
 
@@ -108,3 +109,66 @@ def test_export_unusable_input(args, message, log_file: Path, tmp_path: Path, ca
             for a in args]
     assert main(["export", *args, "-o", str(tmp_path / "out")]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_numpy_views_of_a_returned_frame_cannot_change_the_session() -> None:
+    """Every Int64/boolean column (a NumPy data buffer behind it when it has no NA, often the
+    session's own array: the index's seqs, the timeline's totals) hands out views that cannot
+    be written: a caller's in-place edit never reaches later frames or the session."""
+    session = session_of(script(4))
+    names = (*FRAME_NAMES, "timeline")
+    before = {name: getattr(session, f"{name}_df")().copy(deep=True) for name in names}
+    seqs = session.index.seq.copy()
+    touched = 0
+    for name in names:
+        df = getattr(session, f"{name}_df")()
+        for column in df.columns:
+            if str(df[column].dtype) not in ("Int64", "boolean") or df[column].isna().any():
+                continue
+            if not len(df):
+                continue
+            touched += 1
+            view = df[column].to_numpy()
+            with pytest.raises(ValueError, match="read-only"):
+                view[:] = view[::-1] if view.dtype == bool else view + 1000
+            with pytest.raises(ValueError, match="read-only"):
+                df[column].array[0] = 0 if view.dtype != bool else not view[0]
+    assert touched > 10
+    for name in names:
+        pd.testing.assert_frame_equal(getattr(session, f"{name}_df")(), before[name])
+    assert (session.index.seq == seqs).all()
+    df = session.events_df()
+    df.loc[0, "seq"] = 99          # pandas writes into its own copy (copy-on-write)
+    assert df["seq"].iloc[0] == 99 and session.events_df()["seq"].iloc[0] == 0
+
+
+@pytest.mark.parametrize("call", [
+    lambda s: workbench.load(None), lambda s: workbench.load(3),
+    lambda s: workbench.load(None, follow=True),
+    lambda s: s.surface_df(meters=None), lambda s: s.surface_df(meters=3),
+    lambda s: s.surface_df(meters=""), lambda s: s.surface_df(meters=()),
+    lambda s: s.surface_df(meters=["dsh", 3]), lambda s: s.timeline_df(meters=None),
+    lambda s: s.timeline_df(meters=" , "), lambda s: s.frames(3), lambda s: s.to_parquet(None),
+], ids=["load-none", "load-int", "follow-none", "surface-none", "surface-int", "surface-empty",
+        "surface-no-names", "surface-mixed", "timeline-none", "timeline-blank", "frames-int",
+        "parquet-none"])
+def test_wrong_arguments_are_refused_by_name(call) -> None:
+    from workbench.errors import InvalidArgument
+    with pytest.raises(InvalidArgument) as info:
+        call(session_of(script(4)))
+    assert str(info.value)
+
+
+def test_one_frame_name_is_a_string(tmp_path: Path) -> None:
+    session = session_of(script(4))
+    assert list(session.frames("events")) == ["events"]
+    written = session.to_parquet(tmp_path / "one", names="defects")
+    assert [Path(p).name for p in written] == ["defects.parquet"]
+
+
+def test_an_output_folder_that_cannot_be_written_is_named(tmp_path: Path) -> None:
+    from workbench.errors import OutputUnwritable
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    with pytest.raises(OutputUnwritable, match=str(blocker)):
+        session_of(script(4)).to_parquet(blocker / "out")

@@ -150,3 +150,17 @@ def test_corpus_subagent_family(shared_dir: Path) -> None:
     parent = next(r for r in refs if r.path.name.startswith("dev-subagent-parent"))
     assert len(parent.children) == 2
     assert all(r.header_error is None and r.format_version == 4 for r in refs)
+
+
+def test_a_loose_file_whose_name_claims_a_log_is_listed_with_its_header_error(tmp_path: Path):
+    """A name claiming a generation makes a loose file a log: torn, not JSON or empty, it is
+    listed (with `header_error`), never dropped; other names let the header decide."""
+    (tmp_path / "notjson__session.v4.jsonl").write_text("this is not json\n")
+    (tmp_path / "torn__session.v4.jsonl").write_text('{"type":"session","vers')
+    (tmp_path / "empty--session.jsonl").write_bytes(b"")
+    (tmp_path / "notes.jsonl").write_text("not a log\n")
+    (tmp_path / "empty.jsonl").write_bytes(b"")
+    refs = {Path(r.path).name: r for r in find_sessions(tmp_path)}
+    assert set(refs) == {"notjson__session.v4.jsonl", "torn__session.v4.jsonl",
+                         "empty--session.jsonl"}
+    assert all(r.header_error for r in refs.values())

@@ -186,3 +186,27 @@ def test_request_html_lists_each_message_with_a_summary():
     assert "#0 user (1 block) <b>hi</b>" in text
     assert '"text": "<b>hi</b>"' in text
     assert seen.tags <= ALLOWED_TAGS | {"pre"}
+
+
+@pytest.mark.parametrize("text", [
+    "id-\u202e-evil", "\u05e9\u05dc\u05d5\u05dd", "\u2069\u202e53", "\u2066open", "a\u2067b\u2069c\u202b",
+    "\u0645\u0631\u062d\u0628\u0627\u200f", "line \u202e\nnext \u202d"])
+def test_escape_isolates_text_that_could_reorder_its_neighbours(text):
+    """Right-to-left letters and bidi controls are wrapped in FSI … PDI, balanced: every line
+    ends with the isolate it started closed (a stray PDI in the log closes an extra FSI)."""
+    out = escape(text)
+    assert out.replace("\u2068", "").replace("\u2069", "") == text.replace(
+        "\u2068", "").replace("\u2069", "")
+    for line in out.split("\n"):
+        opened: list[int] = []
+        closes = {}
+        for at, ch in enumerate(line):
+            if ch in "\u2066\u2067\u2068":
+                opened.append(at)
+            elif ch == "\u2069" and opened:
+                closes[opened.pop()] = at
+        assert not opened and line[0] == "\u2068" and closes[0] == len(line) - 1
+
+
+def test_escape_leaves_left_to_right_text_as_it_is():
+    assert escape("session-1 · 53 events <b>") == "session-1 · 53 events &lt;b&gt;"

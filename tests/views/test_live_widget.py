@@ -85,6 +85,27 @@ V3 = SHARED / "corpus" / "dsh-0.1.5-v3" / "dev-subagent-spawn-child__session.v3.
 
 
 @pytest.mark.skipif(not V3.exists(), reason=f"{V3} is absent (../shared)")
+def test_a_log_replaced_with_as_many_events_is_shown_afresh(tmp_path, monkeypatch):
+    """The views' data is read again on any reload, not only when the length changed."""
+    monkeypatch.setattr(live_module, "REDRAW_SECONDS", 0.0)
+    monkeypatch.setattr(live_module, "COST_FACTOR", 0.0)
+    other = SHARED / "corpus" / "dsh-real-v4" / "dev-summary-errors__session.v4.jsonl"
+    target = tmp_path / LOG.name
+    n = 100
+    target.write_bytes(b"".join(LOG.read_bytes().splitlines(keepends=True)[:n + 1]))
+    wb = Workbench(workbench.load(target, follow=True), follow=True, meters="dsh", step=-1)
+    assert len(wb.session) == n
+    replacement = tmp_path / "replacement.jsonl"
+    replacement.write_bytes(b"".join(other.read_bytes().splitlines(keepends=True)[:n + 1]))
+    replacement.replace(target)
+    assert wb.live.poll(force=True).reloaded and len(wb.session) == n
+    fresh = Workbench(workbench.load(target), meters="dsh", step=-1)
+    assert wb.data.timeline is wb.session.timeline
+    assert wb.surface_pane.children[-1].html == fresh.surface_pane.children[-1].html
+    assert wb.log_pane.children[-1].html == fresh.log_pane.children[-1].html
+    wb.live.stop()
+
+
 def test_a_newer_generation_is_offered_and_opened_on_request(tmp_path, monkeypatch):
     monkeypatch.setattr(live_module, "REDRAW_SECONDS", 0.0)
     target = tmp_path / "session.v3.jsonl"

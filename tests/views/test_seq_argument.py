@@ -97,3 +97,38 @@ def test_an_empty_log_has_one_empty_step(tmp_path):
     with pytest.raises(WorkbenchError, match="the log is empty"):
         s.surface_df(-1)
     wb.close()
+
+
+def test_goto_request_reads_its_seq_by_the_rule(crash_session):
+    """``"request:SEQ"``: SEQ is a seq like any other (negative from the end, refused outside)."""
+    s = crash_session
+    wb = Workbench(s, meters="dsh", step=0)
+    requests = wb.data.navigator.requests
+    last = len(s) - 1
+    for value in (-len(s), -3, -1, 0, int(requests[0]), last):
+        seq = resolve_seq(value, last)
+        after = [int(r) for r in requests if r >= seq]
+        if after:
+            assert wb.goto(f"request:{value}") == after[0]
+        else:
+            with pytest.raises(InvalidArgument, match=f"no model request at or after seq {seq}"):
+                wb.goto(f"request:{value}")
+    for value in (len(s), 999999, -len(s) - 1):
+        with pytest.raises(SeqOutOfRange, match="outside the log"):
+            wb.goto(f"request:{value}")
+    wb.close()
+
+
+@pytest.mark.parametrize("call", [
+    lambda s: Workbench("a/path"), lambda s: Workbench(3), lambda s: workbench.show(3),
+    lambda s: Workbench(s, settings=3), lambda s: Workbench(s, meters=""),
+    lambda s: Workbench(s, meters=None), lambda s: Workbench(s, meters="dsh").set_meters(None),
+    lambda s: Workbench(s, meters="dsh").set_meters(""),
+    lambda s: Workbench(s, meters="dsh").set_meters(3),
+    lambda s: workbench.compare(s, "x"), lambda s: workbench.compare(None, s),
+], ids=["wb-path", "wb-int", "show-int", "settings", "meters-empty", "meters-none",
+        "set-none", "set-empty", "set-int", "compare-str", "compare-none"])
+def test_widget_entry_points_refuse_wrong_arguments_by_name(crash_session, call):
+    with pytest.raises(InvalidArgument) as info:
+        call(crash_session)
+    assert str(info.value)

@@ -233,3 +233,17 @@ def test_the_offer_names_a_tokenizer_that_does_not_load(session, monkeypatch):
     note = wb.children[3].children[1]      # beside the x-axis choice
     assert note.value == '<span class="wb-meter-note">deepseek: not installed here</span>'
     wb.close()
+
+
+def test_the_axis_toggle_shows_the_axis_set_and_rebuilds_keep_it(session):
+    wb = Workbench(session, meters="dsh")
+    assert wb.data.times_ms is not None
+    wb.set_axis("time")
+    assert wb.axis.value == "time" and [f.axis for f in wb.figures] == ["time"] * 3
+    wb.set_meters("dsh,o200k")
+    assert wb.axis.value == "time" and [f.axis for f in wb.figures] == ["time"] * 3
+    wb.rebuild(wb.state.step)                 # a live redraw
+    assert wb.axis.value == "time" and [f.axis for f in wb.figures] == ["time"] * 3
+    wb.axis.value = "seq"                     # the user clicks the toggle
+    assert [f.axis for f in wb.figures] == ["seq"] * 3
+    wb.close()

@@ -105,3 +105,46 @@ def test_a_policy_dsh_could_not_run_is_a_usage_error(setting, capsys) -> None:
     key, value = setting.split("=")
     with pytest.raises(InvalidArgument):
         Policy(**{key: float(value) if "ratio" in key else int(value)})
+
+
+def test_an_output_the_writer_refuses_is_a_usage_error_before_the_replay(tmp_path: Path,
+                                                                         capsys) -> None:
+    """The one output check refuses what the writer refuses (a device, a FIFO), so `-o
+    /dev/null` is a usage error before the log is even read (it was refused after the replay)."""
+    import os
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    for target in ("/dev/null", str(fifo)):
+        assert main(["whatif", "/nonexistent/session.v4.jsonl", "-o", target]) == 2
+        err = capsys.readouterr().err
+        assert "usage: workbench whatif" in err and "not a regular file" in err, err
+
+
+@pytest.mark.parametrize("pruner", ["-1,0,0", "0,0,0", "10,8,8", "1,2"])
+def test_a_pruner_dsh_could_not_run_is_a_usage_error(pruner: str, capsys) -> None:
+    """Checked by `Policy` itself, before the log is read (it failed during the replay)."""
+    assert main(["whatif", "/nonexistent/session.v4.jsonl", f"--pruner={pruner}"]) == 2
+    err = capsys.readouterr().err
+    assert "usage: workbench whatif" in err and "pruner" in err and "internal" not in err, err
+
+
+@pytest.mark.parametrize("pruner", ["x", {"thresholdChars": 0}, {"thresholdChars": 100, "x": 1}])
+def test_policy_checks_its_pruner(pruner) -> None:
+    from workbench.core.whatif.policy import Policy
+    from workbench.errors import InvalidArgument
+    with pytest.raises(InvalidArgument, match="policy setting pruner"):
+        Policy(pruner=pruner)
+
+
+def test_a_byte_identical_replay_places_its_compactions_where_the_real_ones_are() -> None:
+    """Both sides' ``real_seq`` follow one rule: a replay that writes the log back byte for byte
+    has its compactions at the real ones' real_seq (they were one seq early), so the sides join."""
+    from workbench.frames.compare import comparison
+    if not LOG.is_file():
+        pytest.skip(f"{LOG} is absent (../shared corpus not available)")
+    real = workbench.load(LOG)
+    cf = real.whatif.policy(threshold_ratio=0.75, headroom_tokens=1024, retain_tokens=2500)
+    assert cf.log_bytes == LOG.read_bytes()
+    rows = comparison(real, cf).compactions
+    sides = [rows[rows["side"] == s]["real_seq"].tolist() for s in ("real", "whatif:logged")]
+    assert sides[0] == sides[1] == real.compactions_df()["start_seq"].tolist()

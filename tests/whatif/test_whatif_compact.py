@@ -108,3 +108,31 @@ def test_a_logged_prune_of_a_result_the_counterfactual_hid_is_dropped() -> None:
               for p in cf.audit.prunes]
     assert len(pruned) == 2 == len(real.audit.prunes) - 1    # 40 and 57 stay pruned, 92 is gone
     assert len(cf) == len(real) + 4 - 2
+
+
+def test_a_blank_summary_from_a_summarizer_is_a_failed_attempt(real: workbench.Session) -> None:
+    """DSH fails a summarization without text (v4 §5.6, corpus dev-summary-errors): a blank
+    summarizer result is a failed attempt logged as DSH logs it, never a completed compaction."""
+    for blank in ("", " \n\t"):
+        cf = real.whatif.policy(summarizer=lambda messages, b=blank: b, threshold_ratio=0.75,
+                                headroom_tokens=1024, retain_tokens=2500)
+        records = cf.compactions.records
+        assert records and {r.status for r in records} == {"failed"}
+        assert cf.verdict == "clean" and cf.audit.ok
+        ends = [e["data"] for e in cf.events if e["type"] == "compaction/end"]
+        assert {d.get("error") for d in ends} == {"summarization produced no text summary content"}
+        assert not any(e["type"] == "compaction/summary" for e in cf.events)
+        at = _first(real, "step/end", after=60)
+        one = real.whatif.compact(at=at, summary=lambda messages, b=blank: b)
+        (mine,) = [r for r in one.compactions.records if r.start_seq == at + 1]
+        assert mine.status == "failed" and one.verdict == "clean"
+
+
+@pytest.mark.parametrize("text", ["", "   ", 5, {"a": 1}, None])
+def test_a_summary_text_given_directly_must_be_text(real: workbench.Session, text) -> None:
+    cid = real.compactions_df()["compaction_id"].iloc[0]
+    rule = "blank summary" if isinstance(text, str) else "must be a str"
+    with pytest.raises(WhatIfError, match=rule):
+        real.whatif.replace_summary(cid, text)
+    with pytest.raises(WhatIfError, match=rule):
+        real.whatif.compact(at=_first(real, "step/end", after=60), summary=text)

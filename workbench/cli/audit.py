@@ -34,7 +34,7 @@ from workbench.cli.common import (
 from workbench.core.compaction.audit import AuditReport, CompactionAudit
 from workbench.core.quality import node_pricer, price_table, session_totals
 from workbench.core.tokens.meters import parse_meter_names
-from workbench.errors import MeterError, PriceError
+from workbench.errors import InvalidArgument, MeterError, PriceError
 from workbench.io.jsjson import stringify
 from workbench.io.jsvalues import js_str
 from workbench.io.reader import paused_gc
@@ -255,7 +255,7 @@ def print_rich(report: AuditReport, path: str, quality: dict[str, Any]) -> None:
 def run(args: argparse.Namespace) -> int:
     try:   # usage first: a bad option is reported before the log is read
         meters, prices = parse_meter_names(args.meter), parse_prices(args.prices)
-    except (MeterError, PriceError) as exc:
+    except (MeterError, InvalidArgument) as exc:   # PriceError is an InvalidArgument
         return usage_error(args, str(exc))
     analysed = load_or_exit("audit", args.path, audit=True)
     if isinstance(analysed, int):

@@ -21,7 +21,7 @@ from typing import Any
 
 from workbench.core.seqs import seq_index, seq_span
 from workbench.errors import WorkbenchError
-from workbench.io.output import same_file
+from workbench.io.output import not_replaceable, same_file
 
 EXIT_OK, EXIT_FINDINGS, EXIT_UNUSABLE = 0, 1, 2
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
@@ -128,10 +128,15 @@ def at_or_usage(args: argparse.Namespace, last: int) -> int | None:
 
 
 def check_output(path: str | os.PathLike, *, inputs: tuple[str | os.PathLike, ...] = (),
-                 directory: bool = False) -> str | None:
+                 directory: bool = False, replacing: bool = False) -> str | None:
     """Why `path` cannot be written (None: it can): its folder is missing or not writable, it
-    is a directory (or, with `directory`, a file), or it is one of the `inputs`."""
+    is a directory (or, with `directory`, a file), or it is one of the `inputs`; with
+    `replacing` (the writer is `workbench.io.output.write_replacing`), what that writer refuses
+    (`not_replaceable`: a device, a FIFO, ...)."""
     target = Path(path)
+    special = not_replaceable(target) if replacing else None
+    if special is not None:
+        return special
     if target.exists():
         for source in inputs:
             if same_file(source, target):

@@ -14,8 +14,8 @@ some). Dtypes round-trip through Arrow (categoricals, nullable integers, UTC tim
 
 Exit codes: 0 written, no defects; 1 written, but some log (of the whole store) has defects or
 could not be read or framed (the ``defects`` and ``sessions`` frames say which and why); 2
-nothing written (PATH missing or holding no session, unknown frame name, OUT not writable or a
-directory that is not a store, a single log that cannot be read).
+nothing written (PATH missing or holding no session, unknown frame name, --workers below 1, OUT
+not writable or a directory that is not a store, a single log that cannot be read).
 """
 from __future__ import annotations
 
@@ -73,6 +73,12 @@ def run(args: argparse.Namespace) -> int:
         return usage_error(args, "--scheduler needs --engine dask")
     if source.is_dir() and args.frames:
         return usage_error(args, "--frames is for one log; a store holds every frame")
+    from workbench.errors import InvalidArgument
+    from workbench.frames.pool import check_workers
+    try:
+        check_workers(args.workers)
+    except InvalidArgument as exc:
+        return usage_error(args, f"--{exc}")
     problem = check_output(args.output, inputs=(source,), directory=True)   # before any work
     if problem is not None:
         return usage_error(args, f"cannot write the output: {problem}")

@@ -118,7 +118,7 @@ def summarise(analysed: Any, path: Path, ref: Any = None) -> dict:
     readable = log.header is not None
     return {
         "path": str(path),
-        "format_version": log.format_version if readable else None,
+        "format_version": analysed.format_version,
         "session_id": log.session_id,
         "parent_session": parent if isinstance(parent, str) else None,
         "events": len(log.events),

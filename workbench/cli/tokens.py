@@ -35,7 +35,7 @@ from workbench.cli.fold import preview
 from workbench.core.tokens.counts import LogTokens
 from workbench.core.tokens.heuristic import derive_message
 from workbench.core.tokens.meters import parse_meter_names
-from workbench.errors import FoldError, MeterError
+from workbench.errors import FoldError, InvalidArgument, MeterError
 from workbench.io.generations import rules_for
 
 DEFAULT_METERS = "dsh,o200k,deepseek"
@@ -66,7 +66,7 @@ def _fail(path: str, message: str) -> int:
 def _split_meters(spec: str) -> tuple[tuple[str, ...], bool]:
     names = [n.strip() for n in spec.split(",") if n.strip()]
     want_usage = "usage" in names
-    return parse_meter_names([n for n in names if n != "usage"]), want_usage
+    return parse_meter_names([n for n in names if n != "usage"], empty=want_usage), want_usage
 
 
 def _usage_entry(tokens: LogTokens, at: int) -> dict[str, Any]:
@@ -80,7 +80,7 @@ def _usage_entry(tokens: LogTokens, at: int) -> dict[str, Any]:
 def run(args: argparse.Namespace) -> int:
     try:
         meters, want_usage = _split_meters(args.meter)
-    except MeterError as exc:
+    except (MeterError, InvalidArgument) as exc:   # an unknown meter, or none named
         return usage_error(args, str(exc))
     analysed = load_or_exit("tokens", args.path, ride=False)   # the load's fold and the log
     if isinstance(analysed, int):

@@ -87,7 +87,8 @@ def run(args: argparse.Namespace) -> int:
         settings = parse_policy(args.policy, args.pruner)
     except ValueError as exc:
         return usage_error(args, str(exc))
-    problem = check_output(args.output, inputs=(args.path,)) if args.output else None
+    problem = (check_output(args.output, inputs=(args.path,), replacing=True)
+               if args.output else None)
     if problem is not None:   # before the replay, not after
         return usage_error(args, f"cannot write the counterfactual: {problem}")
     analysed = load_or_exit("whatif", args.path)

@@ -83,12 +83,13 @@ class AnalysedLog:
         on the scan; `audit`: the pass the CLI audit wants (module doc); `ride=False`: no pass
         rides (for a caller that reads only the log; a member makes the pass when first asked)."""
         from workbench.core.load import load_log
+        from workbench.io.read import path_arg
         passed = cls.pass_for(audit=audit) if ride else None
         folds: list[TimelineBuilder] = []
 
         def keep_fold(version: int, events: Any, fold: TimelineBuilder) -> None:
             folds.append(fold)
-        log = load_log(os.fspath(path), strict=strict,
+        log = load_log(path_arg(path), strict=strict,
                        feeders=(passed.start if passed is not None else keep_fold,))
         return cls(log, passed, probes=audit, fold=folds[0] if folds else None)
 
@@ -113,6 +114,12 @@ class AnalysedLog:
     def version(self) -> int:
         """Format version the semantics follow: 4, 3 or 0 (`workbench.io.generations.rules_for`)."""
         return rules_for(self.log.format_version)
+
+    @property
+    def format_version(self) -> int | None:
+        """The log's format version, its header's (a refused v2 log: 2); None without a header
+        (an empty file, whatever its name claims). What `workbench info` reports."""
+        return self.log.format_version if self.log.header is not None else None
 
     @property
     def events(self) -> Sequence[dict[str, Any]]:

@@ -28,10 +28,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from workbench.frames.manifests import MANIFESTS
 from workbench.frames.store import (
     BUCKETS,
     LOG,
-    MANIFESTS,
     STAGE,
     STORE_FRAMES,
     TMP,
@@ -47,7 +47,7 @@ _NAME = re.compile(r"bucket-(\d\d)\.parquet")
 
 
 def _rows(manifest: dict[str, Any], name: str) -> int:
-    return int((manifest.get("rows") or {}).get(name) or 0)
+    return manifest["rows"][name]        # a checked manifest (`workbench.frames.manifests`)
 
 
 class Buckets:
@@ -75,9 +75,10 @@ class Buckets:
                     os.unlink(entry.path)
 
     def incomplete(self, kept: dict[str, dict[str, Any]]) -> set[str]:
-        """Logs of `kept` missing from a bucket that should hold their rows."""
+        """Logs of `kept` whose buckets disagree with their manifest: missing from a bucket that
+        should hold their rows, or held by one of a frame the manifest says has none."""
         return {ident for ident, m in kept.items() for name in STORE_FRAMES
-                if _rows(m, name) and ident not in self.logs.get((name, bucket_of(ident)), ())}
+                if bool(_rows(m, name)) != (ident in self.logs.get((name, bucket_of(ident)), ()))}
 
     def commit(self, kept: dict[str, dict[str, Any]],
                staged: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:

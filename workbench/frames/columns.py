@@ -89,13 +89,33 @@ Columns = tuple[Column, ...]
 
 
 def frame(columns: Sequence[Column], source: Any, n: int) -> pd.DataFrame:
-    """Build a frame of `n` rows: each column from its getter, converted to its declared dtype."""
+    """Build a frame of `n` rows: each column from its getter, converted to its declared dtype
+    and `sealed` (a column may share the session's own arrays)."""
     data = {}
     for c in columns:
         values = c.get(source) if n else ()
-        data[c.name] = as_array(values, c.dtype, n, c.name)
+        data[c.name] = sealed(as_array(values, c.dtype, n, c.name))
     return pd.DataFrame(data, columns=[c.name for c in columns], index=pd.RangeIndex(n),
                         copy=False)
+
+
+def _locked(values: np.ndarray) -> np.ndarray:
+    view = values.view()
+    view.flags.writeable = False
+    return view
+
+
+def sealed(array: Any) -> Any:
+    """`array` over read-only views of its NumPy buffers (no copy). A column may share the
+    arrays the session computed once (the log index's seqs, the timeline's totals, ...), and
+    ``to_numpy()`` of an ``Int64``/``boolean`` column without NA hands out its data buffer: a
+    caller writing into that view would change every later frame of the session. Through a
+    read-only view it cannot; pandas itself copies before writing (copy-on-write)."""
+    if isinstance(array, pd.api.extensions.ExtensionArray) and hasattr(array, "_mask"):
+        return type(array)(_locked(array._data), _locked(array._mask))   # Int64, boolean
+    if isinstance(array, (pd.arrays.DatetimeArray, pd.arrays.TimedeltaArray)):
+        return type(array)._simple_new(_locked(array._ndarray), dtype=array.dtype)
+    return array          # Arrow buffers are immutable; categorical codes are read-only views
 
 
 def empty(columns: Sequence[Column]) -> pd.DataFrame:

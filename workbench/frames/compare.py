@@ -7,7 +7,8 @@ stable when a side has no compaction):
   ``real_seq`` (the shared x axis: a counterfactual seq is placed at the real seq it follows,
   `Session.origin`), ``seq``, ``surface_tokens_<meter>`` per meter;
 * `compactions` — one row per compaction attempt of each side: trigger, status, where it fired
-  (``real_seq``), shadowed nodes and tokens, summary tokens, the **prefix-cache break** of the
+  (``real_seq``: the real seq it stands at, one rule for both sides, so sides join on it),
+  shadowed nodes and tokens, summary tokens, the **prefix-cache break** of the
   audit (`workbench.core.compaction.probe.CacheBreak`: ``cache_break_position``, the first
   message the requests before and after differ in; ``cached_prefix_tokens``, the prefix a cache
   can reuse; ``resent_tokens``, the rest of the first request after it) and the anchors the
@@ -85,6 +86,14 @@ def _origin(session: SessionLike) -> np.ndarray:
     return np.asarray(origin if origin is not None else range(n), dtype=np.int64)[:n]
 
 
+def _real_seq(origin: np.ndarray, start: int) -> int:
+    """Where a compaction starting at seq `start` stands on the real log, by one rule for both
+    sides: one past the real seq its previous event follows. A real bracket: its own start; a
+    counterfactual one: the real event it was written before (a byte-identical replay's brackets
+    stand where the real ones do; `origin` of an inserted event is the real seq before it)."""
+    return int(origin[start - 1]) + 1 if start > 0 else 0
+
+
 def _timeline(side: str, session: SessionLike, meters: Sequence[str]) -> pd.DataFrame:
     t = session.timeline_df(meters=meters)
     out = pd.DataFrame({"side": pd.array([side] * len(t), dtype="string"),
@@ -135,7 +144,7 @@ def _compactions(side: str, session: SessionLike) -> list[dict[str, Any]]:
         row: dict[str, Any] = {
             "side": side, "compaction_id": str(r.compaction_id), "trigger": r.trigger.kind,
             "status": r.status, "summarizer": label if side != "real" else "dsh",
-            "start_seq": r.start_seq, "real_seq": int(origin[r.start_seq]),
+            "start_seq": r.start_seq, "real_seq": _real_seq(origin, r.start_seq),
             "shadowed_count": len(hidden) or None, "shadowed_tokens": r.logged_shadowed_tokens,
             "summary_tokens": r.replacement_tokens}
         cut = breaks.get(r.start_seq)

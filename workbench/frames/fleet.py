@@ -4,35 +4,36 @@
 one view per frame of the store (`workbench.frames.store`): ``events``, ``compactions``, …,
 ``sessions`` and ``manifest`` (one row per source log: path, size, mtime, hash, verdict). A
 view reads the frame's bucket files in place (at most `workbench.frames.store.BUCKETS` per
-frame, whatever the number of sessions); a frame with no rows anywhere is a view over its empty
-schema file, so every view exists and has its columns. `Fleet.sql(query)` returns a pandas
+frame, whatever the number of sessions), named one by one as they are when the fleet is opened
+(never a glob: a folder named ``store?`` is not ``store1``; open the fleet again after an
+export); a frame with no rows anywhere is a view over its empty schema file, so every view
+exists and has its columns. `Fleet.sql(query)` returns a pandas
 DataFrame; `Fleet.con` is the DuckDB connection.
 
 Ready queries (`READY`; `Fleet.ready(name)`, or one method each) are where a researcher starts:
 compactions by trigger and status, savings by meter, anchor recall by kind (needs the
 compaction-quality ``anchors`` frame), failures, sessions by size. Each is plain SQL over the
-views, printed by `Fleet.query_text(name)` to copy and change.
+views, printed by `Fleet.query_text(name)` to copy and change. They count and join logs by
+``log`` (the store's key of a log), never by ``session``: that is readable path text, not
+one-to-one (a name with the byte 0xFF and one spelling ``\\xff`` show alike).
 """
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from workbench.errors import UnknownName
+from workbench.errors import StoreUnusable, UnknownName
 from workbench.frames.columns import safe_text
-from workbench.frames.store import (
-    SCHEMA_DIR,
-    STORE_FRAMES,
-    open_store,
-    read_manifests,
-)
+from workbench.frames.manifests import read_manifests
+from workbench.frames.store import SCHEMA_DIR, STORE_FRAMES, open_store
 from workbench.io.output import path_text
 
 _SAVINGS_LEDGER = """
-SELECT meter, count(DISTINCT session || ':' || compaction_id) AS compactions,
+SELECT meter, count(DISTINCT (log, compaction_id)) AS compactions,
        sum(shadowed_tokens) AS shadowed_tokens, sum(summary_tokens) AS summary_tokens,
        sum(resent_tokens) AS resent_tokens, sum(refetch_tokens) AS refetch_tokens,
        sum(net_tokens) AS net_tokens, sum(cost) AS cost
@@ -48,7 +49,7 @@ FROM prunes"""
 
 READY: dict[str, str] = {
     "compactions_by_trigger": """
-SELECT trigger, status, count(*) AS compactions, count(DISTINCT session) AS sessions,
+SELECT trigger, status, count(*) AS compactions, count(DISTINCT log) AS sessions,
        median(compression_ratio) AS median_ratio, sum(CASE WHEN audit_ok THEN 0 ELSE 1 END)
        AS audit_failed
 FROM compactions GROUP BY trigger, status ORDER BY compactions DESC, trigger, status""",
@@ -79,8 +80,25 @@ FROM sessions ORDER BY events DESC NULLS LAST, session""",
 store has it: shadowed, summary and net tokens by every meter; else the DSH heuristic)."""
 
 
-def _sql_path(path: Path) -> str:
-    return "'" + str(path).replace("'", "''") + "'"
+_GLOB = re.compile(r"([*?\[\]])")
+
+
+def _sql_files(files: list[Path]) -> str:
+    """A DuckDB list literal naming exactly `files`: DuckDB reads every path it is given as a
+    glob pattern (``*``, ``?``, ``[``; a store folder named ``store?`` would also read
+    ``store1``), so each glob character is escaped as a one-character class. DuckDB's globbing
+    splits a pattern at backslashes too, so a path with both cannot be named: refused."""
+    out = []
+    for path in files:
+        text = os.path.abspath(path)
+        if _GLOB.search(text):
+            if "\\" in text:
+                msg = (f"{path}: DuckDB cannot read a path holding both a backslash and a glob "
+                       "character (* ? [ ]); move the store to a plainer folder")
+                raise StoreUnusable(msg)
+            text = _GLOB.sub(r"[\1]", text)
+        out.append("'" + text.replace("'", "''") + "'")
+    return "[" + ", ".join(out) + "]"
 
 
 def _text(column: str, value: Any) -> Any:
@@ -105,11 +123,16 @@ class Fleet:
             if not schema_file.exists():
                 continue
             top = self.store / name
-            if top.is_dir() and any(e.name.endswith(".parquet") for e in os.scandir(top)):
-                source = f"read_parquet({_sql_path(top / '*.parquet')})"
-            else:
-                source = f"read_parquet({_sql_path(schema_file)})"
-            self.con.execute(f'CREATE VIEW "{name}" AS SELECT * FROM {source}')
+            files = sorted(Path(e.path) for e in os.scandir(top) if e.name.endswith(".parquet")
+                           and e.is_file()) if top.is_dir() else []
+            source = f"read_parquet({_sql_files(files or [schema_file])})"
+            try:
+                self.con.execute(f'CREATE VIEW "{name}" AS SELECT * FROM {source}')
+            except duckdb.Error as exc:
+                self.con.close()
+                msg = (f"{self.store}: frame {name!r} is unreadable "
+                       f"({str(exc).splitlines()[0]}); export the store again to repair it")
+                raise StoreUnusable(msg) from exc
             self.frames.append(name)
         manifest = self.manifest()
         self.con.register("manifest", manifest)

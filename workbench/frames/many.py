@@ -99,7 +99,7 @@ def session_frames(path: str | os.PathLike, names: Sequence[str] = DEFAULT_FRAME
         times = session.index.time if len(session) else None
         info.update(_summary(
             path, session_id=session.session_id,
-            parent_session=_parent(session.log), format_version=session.version,
+            parent_session=_parent(session.log), format_version=session.format_version,
             verdict=session.verdict, events=summary["events"], turns=summary["turns"],
             compactions=sum(statuses.values()),
             compactions_completed=statuses.get("completed", 0),

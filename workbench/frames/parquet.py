@@ -22,8 +22,10 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from workbench.errors import OutputUnwritable
 from workbench.frames.columns import empty
 from workbench.frames.schema import SCHEMAS, SessionColumns
+from workbench.io.read import path_arg
 
 
 def to_arrow(df: pd.DataFrame) -> Any:
@@ -50,13 +52,19 @@ def to_arrow(df: pd.DataFrame) -> Any:
 
 
 def write_parquet(frames: Mapping[str, pd.DataFrame], directory: str | os.PathLike) -> list[str]:
-    """Write each frame as ``<directory>/<name>.parquet`` (pyarrow; see `read_parquet`)."""
-    target = Path(directory)
-    target.mkdir(parents=True, exist_ok=True)
+    """Write each frame as ``<directory>/<name>.parquet`` (pyarrow; see `read_parquet`); a
+    path that cannot be written is `OutputUnwritable` naming it."""
+    target = Path(path_arg(directory, "output folder"))
+    path = target
     written = []
-    for name, df in frames.items():
-        path = target / f"{name}.parquet"
-        written.append(write_frame(df, path))
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+        for name, df in frames.items():
+            path = target / f"{name}.parquet"
+            written.append(write_frame(df, path))
+    except OSError as exc:
+        msg = f"{path}: cannot write: {exc.strerror or exc}"
+        raise OutputUnwritable(msg) from exc
     return written
 
 

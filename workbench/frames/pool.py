@@ -112,11 +112,20 @@ def _is_main_test(test: ast.expr) -> bool:
     return len(names) == 1 and len(consts) == 1
 
 
+def check_workers(workers: Any) -> None:
+    """`workers` is None (chosen by `plan_workers`) or an integer of at least 1, else
+    `InvalidArgument` (0 or a negative count was read as 1)."""
+    if workers is not None and (not isinstance(workers, int) or isinstance(workers, bool)
+                                or workers < 1):
+        raise InvalidArgument(f"workers must be an integer of at least 1, not {workers!r}")
+
+
 def map_sessions(fn: Callable[..., Any], tasks: Sequence[tuple], *,
                  engine: str = "pandas", workers: int | None = None, client: Any = None,
                  progress: bool = True, desc: str = "sessions") -> Iterator[tuple[int, Any]]:
     """Yield ``(i, fn(*tasks[i]))`` for every task, in completion order (module doc)."""
     from tqdm.auto import tqdm
+    check_workers(workers)
     sizes = [plaintext_bytes(t[0]) for t in tasks]
     bar = tqdm(total=len(tasks), desc=desc, unit="session", disable=not progress)
     try:

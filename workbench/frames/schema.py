@@ -55,7 +55,8 @@ SessionColumns: Columns = (
     _col("session_id", "string", "header session id"),
     _col("path", "string", "the log file"),
     _col("parent_session", "string", "header parentSession (forks, subagents)"),
-    _col("format_version", "Int64", "format the semantics follow (0 or 4)"),
+    _col("format_version", "Int64", "the log's format version, its header's (0, 3, 4; a "
+         "refused one as found); NA without a header (as `workbench info` reports)"),
     _col("verdict", VERDICT, "clean / repairable / corrupt / refused / unreadable"),
     _col("events", "Int64", "events read"),
     _col("turns", "Int64", "turn/start events"),

@@ -20,7 +20,8 @@ frame directory as one table. The ``sessions`` frame is `load_sessions`' without
 column (which is in the manifest), so the store depends only on the logs.
 
 Incremental: a log whose size, mtime, store format and frame schemas match its manifest is
-kept; any other log is exported again; a log gone from the root is dropped. The manifest's
+kept (size and mtime are the change check, as rsync's: a same-size rewrite that keeps the mtime
+is not noticed); any other log is exported again; a log gone from the root is dropped. The manifest's
 size, mtime and hash are taken before the log is read, so a log that grows while it is being
 read is exported again by the next run. Workers write each exported log's frames to a staging
 directory (``STORE/.tmp/``); a commit (`workbench.frames.buckets`) then rewrites every bucket
@@ -34,9 +35,11 @@ bucket changes, and a log's manifest is written only after every bucket holding 
 log without a manifest is exported again. Each bucket file lists its logs in its metadata; at the
 start of a run a bucket holding a log without a manifest is rewritten, and a kept log missing
 from a bucket it should be in is exported again, so a run interrupted anywhere is completed
-exactly by the next. One export at a time per store (an advisory lock). A reader during an
-export may see some frames of a commit before others; the manifest is the record of what is
-complete.
+exactly by the next. A manifest file that is not exactly what an export writes
+(`workbench.frames.manifests`) is removed and its log exported again, as is a log that a bucket
+holds against its manifest's row counts; a damaged marker or schema file is written again. One
+export at a time per store (an advisory lock). A reader during an export may see some frames of
+a commit before others; the manifest is the record of what is complete.
 """
 from __future__ import annotations
 
@@ -60,14 +63,14 @@ import pyarrow.parquet as pq
 
 from workbench.errors import LogUnreadable, StoreUnusable
 from workbench.frames.columns import frame
+from workbench.frames.manifests import MANIFESTS, read_manifests
 from workbench.frames.parquet import as_table, frame_schema
 from workbench.frames.schema import FRAME_NAMES, SCHEMAS, SessionColumns
 from workbench.io.output import path_text
 
 STORE_FORMAT = 2
 """Layout version of the store; a manifest of another version is exported again."""
-MARKER, MANIFESTS, SCHEMA_DIR, TMP, STAGE = (
-    "_workbench_store.json", "_manifest", "_schema", ".tmp", "stage")
+MARKER, SCHEMA_DIR, TMP, STAGE = ("_workbench_store.json", "_schema", ".tmp", "stage")
 LOG = "log"
 """The last column of every frame: the id of the log the row comes from (`log_id`)."""
 BUCKETS = 16
@@ -258,21 +261,6 @@ def open_store(store: str | os.PathLike, *, create: bool = False) -> Path:
     return base
 
 
-def read_manifests(store: str | os.PathLike) -> dict[str, dict[str, Any]]:
-    """Every manifest of the store, by log id (unreadable manifest files are skipped: their
-    logs are exported again)."""
-    out = {}
-    for entry in os.scandir(Path(store) / MANIFESTS):
-        if entry.name.endswith(".json") and not entry.name.startswith("."):
-            try:
-                with open(entry.path, encoding="utf-8") as fh:
-                    value = json.load(fh)
-            except (OSError, ValueError):
-                continue
-            out[entry.name.removesuffix(".json")] = value
-    return out
-
-
 def _refs(root: Path) -> list[tuple[str, str]]:
     """(path, store key) of every session log under `root`."""
     from workbench.io.discover import find_sessions
@@ -308,7 +296,8 @@ def export_store(root: str | os.PathLike, store: str | os.PathLike, *, engine: s
     Raises `LogUnreadable` when `root` holds no session, `StoreUnusable` for a directory that is
     not a store or is being written. `engine`, `workers`, `client`: as `load_sessions`."""
     from workbench.frames.buckets import Buckets
-    from workbench.frames.pool import map_sessions
+    from workbench.frames.pool import check_workers, map_sessions
+    check_workers(workers)
     started = time.perf_counter()
     refs = _refs(Path(os.path.abspath(root)))
     if not refs:
@@ -320,10 +309,13 @@ def export_store(root: str | os.PathLike, store: str | os.PathLike, *, engine: s
     with _locked(base):
         shutil.rmtree(base / TMP, ignore_errors=True)      # what an interrupted run staged
         (base / MANIFESTS).mkdir(exist_ok=True)
-        if json.loads((base / MARKER).read_text()) != _marker():
+        if _read_json(base / MARKER) != _marker():       # another layout, or damaged
             write_json(base, base / MARKER, _marker())
         _write_schemas(base)
-        manifests = read_manifests(base)
+        unreadable: list[Path] = []
+        manifests = read_manifests(base, unreadable)
+        for path in unreadable:                            # its log is exported again
+            shutil.rmtree(path) if path.is_dir() and not path.is_symlink() else path.unlink()
         current = {log_id(key): (path, key) for path, key in refs}
         kept = {ident: m for ident, m in manifests.items()
                 if ident in current and _unchanged(m, current[ident][0], fingerprint)}
@@ -368,12 +360,25 @@ def _commit(buckets: Any, kept: dict, staged: dict, summary: ExportSummary) -> d
         summary.commit_seconds += time.perf_counter() - started
 
 
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def _schema_matches(path: Path, schema: pa.Schema) -> bool:
+    try:
+        return pq.read_schema(path).remove_metadata().equals(schema.remove_metadata())
+    except (OSError, pa.ArrowException):
+        return False                                        # missing or damaged: written again
+
+
 def _write_schemas(base: Path) -> None:
     (base / SCHEMA_DIR).mkdir(exist_ok=True)
     for name in STORE_FRAMES:
         target = base / SCHEMA_DIR / f"{name}.parquet"
         schema = store_schema(name)
-        if target.exists() and pq.read_schema(target).remove_metadata().equals(
-                schema.remove_metadata()):
+        if _schema_matches(target, schema):
             continue
         atomic_write(base, target, lambda tmp, s=schema: pq.write_table(s.empty_table(), tmp))

@@ -17,7 +17,10 @@ DSH's JSONL backend stores one directory per session, named as `workbench.io.lay
 
 A directory may also hold loose log files (the shared corpus, copied fixtures): ``*.jsonl`` /
 ``*.jsonl.zstd`` files directly inside it whose first line is a ``"type":"session"`` header are
-listed too. Discovery never validates a log (that is the loader's job); a header that cannot be
+listed too, and so is every loose file whose name claims a generation (``<label>__session.v4.jsonl``,
+`layout.generation_from_name`) whatever its first line holds: a log whose header is torn, not
+JSON or missing (an empty file) is listed with its `SessionRef.header_error`, never dropped. Any
+other name lets the header decide (README: a file's name is a hint). Discovery never validates a log (that is the loader's job); a header that cannot be
 read is reported in `SessionRef.header_error` instead of raising.
 
 One bad entry never hides the others: a directory below the root that cannot be listed, and a
@@ -303,8 +306,9 @@ def _walk(root: Path) -> list[SessionRef]:
                     refs.append(odd)
                 elif entry_is_file(entry):
                     loose = describe(Path(entry.path))
-                    if loose.header_error is None or loose.session_id is not None:
-                        refs.append(loose)
+                    if loose.header_error is None or loose.session_id is not None \
+                            or generation_from_name(entry.name) is not None:
+                        refs.append(loose)    # its name claims a log: listed, header error and all
         if depth < _MAX_WALK_DEPTH:
             pending.extend((Path(e.path), depth + 1) for e in entries
                            if e.is_dir(follow_symlinks=False))

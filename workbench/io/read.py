@@ -25,7 +25,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from workbench.errors import LogUnreadable
+from workbench.errors import InvalidArgument, LogUnreadable
 from workbench.io import scan, zstd
 from workbench.io.header import HEADER_MISSING
 from workbench.io.model import Log
@@ -118,10 +118,20 @@ def scan_bytes(data: bytes, *, name: str = "<bytes>", encoding: str | None = Non
         return _scan_raw(reader, iter(()), data, source, name, len(data))
 
 
+def path_arg(path: Any, what: str = "log path") -> str:
+    """`path` (a str or an `os.PathLike`) as `os.fspath` gives it; anything else (None, a
+    number, a session) is `InvalidArgument` naming it."""
+    try:
+        return os.fspath(path)
+    except TypeError:
+        msg = f"{what} {path!r} is not a path (a str or os.PathLike), it is a {type(path).__name__}"
+        raise InvalidArgument(msg) from None
+
+
 def log_path(path: str | os.PathLike, *, verb: str = "load") -> str:
     """The log file `path` names: a session directory stands for its log (the highest
     generation, v4 spec §0.1); a directory holding no session, or several, is `LogUnreadable`."""
-    path = os.fspath(path)
+    path = path_arg(path)
     if os.path.isdir(path):
         from workbench.io.discover import find_sessions
         refs = find_sessions(path)

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import plotly.graph_objects as go
 
+from workbench.errors import InvalidArgument
 from workbench.frames.compare import Comparison, comparison
 from workbench.views.html import escape
 from workbench.views.plotly_widget import figure_widget
@@ -72,7 +73,13 @@ def comparison_figure(c: Comparison, *, meter: str | None = None) -> go.Figure:
 
 def compare(real: Session, counterfactual: Session, *, meters: Sequence[str] = ("dsh",),
             widget: bool = False) -> Any:
-    """The comparison of `real` with `counterfactual` (`Compared`), or its widget."""
+    """The comparison of `real` with `counterfactual` (`Compared`), or its widget; both are
+    sessions (else `InvalidArgument` naming the one that is not)."""
+    from workbench.session import Session
+    for name, value in (("real", real), ("counterfactual", counterfactual)):
+        if not isinstance(value, Session):
+            msg = f"compare: {name} must be a Session, not a {type(value).__name__}: {value!r:.80}"
+            raise InvalidArgument(msg)
     c = comparison(real, counterfactual, meters=meters)
     result = Compared(c.real, c.counterfactual, c.meters, c.timeline, c.compactions, c.sessions)
     return result.widget() if widget else result

@@ -116,9 +116,11 @@ def block_text(content: Any) -> str:
 
 
 def view_data(session: Session) -> ViewData:
-    """The shared `ViewData` of `session` (built on first use, kept while the session lives)."""
+    """The shared `ViewData` of `session` (built on first use, kept while the session lives
+    and reads the same log: built again once a followed session grew or loaded its log again,
+    `ViewData.reads`)."""
     data = _CACHE.get(session)
-    if data is None:
+    if data is None or not data.reads(session):
         freeze_if_large(len(session))   # the loaded log: building the views' data never rescans it
         data = _CACHE[session] = ViewData(session)
         if data.n >= FREEZE_EVENTS:
@@ -163,6 +165,7 @@ class ViewData:
 
     def __init__(self, session: Session) -> None:
         self._session = weakref.ref(session)   # the cache's value must not keep its key alive
+        self._analysis = session.analysis
         self.timeline = session.timeline
         scan, surface = session.index, session.surface
         self.n = n = len(session)
@@ -185,6 +188,12 @@ class ViewData:
         self._prices: dict[tuple[int, str], int] = {}
         self.measured: tuple[np.ndarray, str | None] | None = None
         """DSH's measure after every event and its refusal, once replayed (`views.timeline`)."""
+
+    def reads(self, session: Session) -> bool:
+        """Whether this data is still `session`'s: a followed session that loaded its log again
+        (rewritten or replaced, even with as many events: `Refresh.reloaded`) has a new
+        analysed log; one that grew, more events."""
+        return session.analysis is self._analysis and len(session) == self.n
 
     @property
     def session(self) -> Session:

@@ -7,6 +7,12 @@ from data are ``data-seq`` (an int) and our own class names. `escape` also repla
 surrogates (JSON-legal, kept by `workbench.io.jsjson`) with U+FFFD: they cannot be encoded as
 UTF-8, so a widget message carrying one would fail to reach the browser at all.
 
+`escape` also isolates text that could reorder what surrounds it (`isolated`): a right-to-left
+letter or a bidi control character (an override such as U+202E) in a session id would otherwise
+turn our own "53 events" beside it into "35". Such text is wrapped in U+2068 FSI … U+2069 PDI,
+the characters ``<bdi>`` stands for, balanced so that nothing the log opened outlives it; being
+characters, not an element, the isolation also holds in attributes and in plotly's texts.
+
 The formatters take small frozen row records, not frames, so the static report can reuse them
 without the widgets. Rows meant to be clicked carry ``data-seq`` and ``data-act`` ("step" or
 "select"); `ClickableHTML` turns such a click into a kernel-side event.
@@ -31,10 +37,44 @@ __all__ = [
 ]
 
 _UNENCODABLE = re.compile("[\ud800-\udfff\x00]")
+_BIDI = re.compile("[\u0590-\u08ff\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ufb1d-\ufdff"
+                   "\ufe70-\ufefe\U00010800-\U00010fff\U0001e800-\U0001efff]")
+"""Characters that can reorder their neighbours: right-to-left letters (Hebrew, Arabic, Syriac,
+Thaana, N'Ko, ... and their presentation forms) and the bidi controls (marks, embeddings,
+overrides, isolates)."""
+_ISOLATES = re.compile("[\u2066-\u2069]")
+_PARAGRAPHS = re.compile("(\r\n|[\n\r\x1c-\x1e\x85\u2029])")
+"""Paragraph separators: each ends every isolate, so each line is isolated on its own."""
+FSI, PDI = "\u2068", "\u2069"
+
+
+def isolated(text: str) -> str:
+    """`text` unable to reorder the text around it: each line holding a character of `_BIDI` is
+    wrapped in FSI … PDI (direction from its first strong letter, like ``<bdi>``), with one more
+    FSI first for each PDI it holds that closes nothing, and one more PDI at the end for each
+    isolate it leaves open (a PDI also ends every embedding and override opened inside)."""
+    if not _BIDI.search(text):
+        return text
+    return "".join(_isolated_line(part) for part in _PARAGRAPHS.split(text))
+
+
+def _isolated_line(text: str) -> str:
+    if not _BIDI.search(text):
+        return text
+    depth = stray = 0
+    for mark in _ISOLATES.finditer(text):
+        if mark.group() != PDI:
+            depth += 1
+        elif depth:
+            depth -= 1
+        else:
+            stray += 1
+    return FSI * (1 + stray) + text + PDI * (1 + depth)
 
 
 def escape(value: object) -> str:
-    """`value` as HTML text: ``& < > " '`` escaped, lone surrogates and NUL shown as U+FFFD.
+    """`value` as HTML text: ``& < > " '`` escaped, lone surrogates and NUL shown as U+FFFD,
+    right-to-left or bidi-control text `isolated` (module doc).
 
     Non-strings are rendered the way JavaScript prints them (numbers via ``String(n)``, objects
     as compact JSON), so a number looks the same here as in the log."""
@@ -50,7 +90,7 @@ def escape(value: object) -> str:
         text = stringify(value)
     else:
         text = str(value)
-    return _html.escape(_UNENCODABLE.sub("\ufffd", text), quote=True)
+    return _html.escape(isolated(_UNENCODABLE.sub("\ufffd", text)), quote=True)
 
 
 def shorten(text: str, limit: int = 120) -> str:

@@ -132,12 +132,22 @@ class Workbench(widgets.VBox):
                  meters: str | Sequence[str] = "auto",
                  settings: PressureSettings | None = None, follow: bool = False,
                  tail: bool = False) -> None:
+        from workbench.session import Session
+        self.live, self._retired = None, []   # what `close` reads, should a check below refuse
+        self._axis = "seq"       # the x axis shown (`set_axis`), kept across rebuilds
+        if not isinstance(session, Session):
+            msg = (f"Workbench shows a Session (workbench.load(path)), not a "
+                   f"{type(session).__name__}: {shorten(repr(session), 80)}")
+            raise InvalidArgument(msg)
+        if settings is not None and not isinstance(settings, PressureSettings):
+            msg = f"settings {settings!r}: a PressureSettings or None"
+            raise InvalidArgument(msg)
+        if meters != "auto":
+            parse_meter_names(meters)       # a wrong or empty meter spec fails here, by name
         self.session = session
         self._meters, self._settings = meters, settings
         super().__init__([], layout=widgets.Layout(width="100%"))
         self.add_class("wb-workbench")
-        self.live = None
-        self._retired: list[widgets.Widget] = []
         self._unloadable: tuple[str, ...] = ()   # asked-for meters that do not load here
         if follow:   # the live bar and poller (workbench.views.live)
             from workbench.views.live import LiveFollow
@@ -153,11 +163,7 @@ class Workbench(widgets.VBox):
         followed session grows: `workbench.views.live`)."""
         session = self.session
         self._retire_panels()
-        from workbench.views.data import _CACHE
-        data = _CACHE.get(session)
-        if data is not None and data.n != len(session):
-            del _CACHE[session]
-        data = view_data(session)
+        data = view_data(session)     # built again when the session grew or was reloaded
         self.data = data
         meters = self._meters
         self.meters = (default_meters(data.n, data.dsh_tokens) if meters == "auto"
@@ -178,12 +184,16 @@ class Workbench(widgets.VBox):
         self.diff = DiffPane(session, self.state)
         for pane in (self.log_pane, self.surface_pane):
             pane.layout.width = "50%"
+        if data.times_ms is None:
+            self._axis = "seq"
         self.axis = widgets.ToggleButtons(options=[("x: seq", "seq"), ("x: time (UTC)", "time")],
-                                          value="seq", tooltips=["charts by seq",
+                                          value=self._axis, tooltips=["charts by seq",
                                                                  "charts by wall-clock time"],
                                           style={"button_width": "130px"},
                                           disabled=data.times_ms is None)
         self.axis.add_class("wb-axis")
+        if self._axis != "seq":
+            self.set_axis(self._axis)
         self.axis.observe(lambda c: self.set_axis(c["new"]), names="value")
         details = widgets.Tab([self.inspector, self.diff])
         details.set_title(0, "inspector")
@@ -223,9 +233,7 @@ class Workbench(widgets.VBox):
         fill_log_prices(self.session.analysis, usable,
                         progress=offer.progress if offer is not None else False)
         self._meters = usable
-        axis = self.axis.value
-        self.rebuild(self.state.step)
-        self.axis.value = axis
+        self.rebuild(self.state.step)        # at the same x axis (`set_axis`)
         return self.meters
 
     def _retire_panels(self) -> None:
@@ -269,15 +277,18 @@ class Workbench(widgets.VBox):
                 self.bracket_chart, self.inspector, self.diff)
 
     def set_axis(self, axis: str) -> None:
-        """Show seqs ("seq") or UTC times ("time") on the x axis of every chart."""
+        """Show seqs ("seq") or UTC times ("time") on the x axis of every chart; the x-axis
+        toggle shows it, and a rebuild (`set_meters`, a live redraw) keeps it."""
         for panel in self.figures:
-            panel.set_axis(axis)
+            panel.set_axis(axis)             # refuses anything but "seq" or "time"
+        self._axis = axis
+        self.axis.value = axis               # the toggle's observer lands here again: no change
 
     def resolve(self, target: int | str) -> int:
         """The seq a `goto` target names: a seq (0..LAST, or negative from the end: the one
         rule, `workbench.core.seqs.resolve_seq`), or ``"compaction:K"`` (the K-th attempt, from
         1: its checkpoint, else its start), ``"compaction:ID"`` (by compaction id),
-        ``"request:SEQ"`` (the model call at or after SEQ). A seq outside the log raises
+        ``"request:SEQ"`` (the model call at or after SEQ, by the same seq rule). A seq outside the log raises
         `SeqOutOfRange`; any other target not found or not understood, `InvalidArgument`. An
         empty log shows one empty step, 0: there the first and the last event (0, -1) are it."""
         data = self.data
@@ -294,11 +305,12 @@ class Workbench(widgets.VBox):
                 b = data.brackets[rows[0]]
                 return b.replacement if b.replacement >= 0 else b.start
             if kind == "request" and number is not None:
+                seq = resolve_seq(int(number), data.n - 1)   # the one seq rule
                 requests = data.navigator.requests
-                at = int(np.searchsorted(requests, int(number)))
+                at = int(np.searchsorted(requests, seq))
                 if at < len(requests):
                     return int(requests[at])
-                msg = f"no model request at or after seq {key}"
+                msg = f"no model request at or after seq {seq}"
                 raise InvalidArgument(msg)
         if isinstance(target, str) and _DIGITS.fullmatch(target.strip()):
             target = int(target)

@@ -43,7 +43,7 @@ from workbench.core.tokens.pieces import (
     message_pieces,
     node_pieces,
 )
-from workbench.errors import MeterError, Unimplemented
+from workbench.errors import InvalidArgument, MeterError, Unimplemented
 from workbench.io.jsjson import js_len
 from workbench.io.memo import Memo
 from workbench.io.payloads import read_events
@@ -334,9 +334,22 @@ def get_meter(name: str, *, version: int = 4) -> Meter:
     return meter
 
 
-def parse_meter_names(spec: str | Iterable[str]) -> tuple[str, ...]:
-    """`"dsh,o200k"` → `("dsh", "o200k")`, validated and without duplicates."""
-    names = spec.split(",") if isinstance(spec, str) else list(spec)
+def parse_meter_names(spec: str | Iterable[str], *, empty: bool = False) -> tuple[str, ...]:
+    """`"dsh,o200k"` → `("dsh", "o200k")`, validated and without duplicates. A spec that is
+    neither a string nor an iterable of strings is `InvalidArgument`; so is one naming no meter
+    (``""``, ``()``) unless `empty` (a caller with another source of counts)."""
+    if isinstance(spec, str):
+        names: list = spec.split(",")
+    else:
+        try:
+            names = list(spec)
+        except TypeError:
+            names = [spec]
+    wrong = [n for n in names if not isinstance(n, str)]
+    if wrong:
+        msg = (f"meters {spec!r}: a meter is named by a string ({wrong[0]!r} is not); "
+               f"known: {', '.join(METER_NAMES)}")
+        raise InvalidArgument(msg)
     out: list[str] = []
     for raw in names:
         name = _ALIASES.get(raw.strip(), raw.strip())
@@ -346,6 +359,9 @@ def parse_meter_names(spec: str | Iterable[str]) -> tuple[str, ...]:
             raise MeterError(f"unknown meter {raw.strip()!r}; known: {', '.join(METER_NAMES)}")
         if name not in out:
             out.append(name)
+    if not out and not empty:
+        msg = f"meters {spec!r} names no meter; known: {', '.join(METER_NAMES)}"
+        raise InvalidArgument(msg)
     return tuple(out)
 
 

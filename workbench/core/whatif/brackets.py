@@ -10,6 +10,10 @@ Mixed into `workbench.core.whatif.replay.Replay` (it uses the replay's `emit`, `
 * `prune(config)`: one `compaction/prune` + replacing `tool/result` pair per tool result over
   the budget (v4 §5.9).
 
+A summary's text follows one rule (`summary_text`, v4 §5.6): a str with some text. A blank one
+(empty, or only whitespace) from a summarizer is a failed attempt, logged as DSH logs it
+(`BLANK_SUMMARY`); a text the caller gives directly must follow it (`WhatIfError`).
+
 Every emitted event reuses the logged event's time (and ids, model fields) when one is given,
 so an unchanged bracket writes back as it was logged; `fired` gets one record per bracket.
 """
@@ -22,8 +26,28 @@ from workbench.core.compaction.brackets import frame_summary, framed_summary_tok
 from workbench.core.compaction.pruner import PruneConfig, prune_content
 from workbench.core.tokens.heuristic import estimate_message
 
+from workbench.core.whatif.remap import WhatIfError
+
 if TYPE_CHECKING:
     from workbench.core.whatif.replay import Replay
+
+BLANK_SUMMARY = "summarization produced no text summary content"
+"""DSH's failure text for a summarization without text (v4 §5.6; corpus dev-summary-errors)."""
+
+
+def summary_text(text: Any, *, given: bool) -> str | None:
+    """The one rule for a summary's text (module doc): a text that is not a str raises
+    `WhatIfError`; a blank one raises it too when the caller gave it (`given`), and from a
+    summarizer is DSH's failure: returns `BLANK_SUMMARY`, the attempt's error. None: a summary."""
+    if not isinstance(text, str):
+        who = "a summary text" if given else "a summarizer's result"
+        raise WhatIfError(f"{who} must be a str, not {type(text).__name__}")
+    if text.strip():
+        return None
+    if given:
+        raise WhatIfError(f"blank summary: a summary needs some text; DSH fails a blank one "
+                          f"('{BLANK_SUMMARY}', v4 §5.6)")
+    return BLANK_SUMMARY
 
 
 class BracketScript:
@@ -139,4 +163,4 @@ class BracketScript:
         return done
 
 
-__all__ = ["BracketScript"]
+__all__ = ["BLANK_SUMMARY", "BracketScript", "summary_text"]

@@ -23,6 +23,7 @@ from typing import Any
 from workbench.core.compaction.brackets import frame_summary, framed_summary_tokens
 from workbench.core.compaction.entry import inspect_compaction_entry_state
 from workbench.core.compaction.selection import select_compactable_range
+from workbench.core.whatif.brackets import summary_text
 from workbench.core.seqs import resolve_seq, seq_int
 from workbench.core.whatif.remap import WhatIfError
 from workbench.core.whatif.replay import REMOVE, Replay
@@ -37,6 +38,7 @@ def replace_summary(events: Sequence[Mapping[str, Any]], header: Mapping[str, An
                  if (e.get("data") or {}).get("compactionId") == compaction_id]
     if not summaries:
         raise WhatIfError(f"no completed compaction with id {compaction_id!r} in this log")
+    summary_text(text, given=True)
     at, summary = summaries[0]
     logged = summary["data"]
     blocks = [{"type": "text", "text": text}]
@@ -106,15 +108,14 @@ def compact(events: Sequence[Mapping[str, Any]], header: Mapping[str, Any], *, a
             raise WhatIfError(f"newest tool result: the span hides {max(results)}, the newest tool "
                               f"result of turn {turn}, which the model must still see to go on")
     text = summary(r.messages(seqs)) if callable(summary) else summary
-    if not isinstance(text, str):
-        raise WhatIfError(f"a summary is a str, not {type(text).__name__}")
+    error = summary_text(text, given=not callable(summary))
     command_id = None
     if turn is None:
         command_id = r.new_id()
         r.emit({"type": "command/run", "seq": 0, "time": r.out[-1].get("time"),
                 "data": {"commandId": command_id, "name": "compact", "args": "",
                          "source": {"kind": "user"}}})
-    record = r.compaction(seqs, owner=turn, summary=text, trigger="pressure" if turn is not None
+    record = r.compaction(seqs, owner=turn, summary=text, error=error, trigger="pressure" if turn is not None
                           else "manual", command_id=command_id)
     if command_id is not None:
         done: dict[str, Any] = {"commandId": command_id}

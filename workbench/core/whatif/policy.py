@@ -33,8 +33,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from workbench.core.compaction.pruner import PruneConfig, resolve_config
+from workbench.core.compaction.pruner import PruneConfig, PruneConfigError, resolve_config
 from workbench.core.compaction.selection import select_compactable_range
+from workbench.core.whatif.brackets import summary_text
 from workbench.core.whatif.remap import WhatIfError
 from workbench.errors import InvalidArgument
 from workbench.core.whatif.replay import REMOVE, Replay
@@ -62,7 +63,8 @@ class Policy:
     def __post_init__(self) -> None:
         """Settings DSH could run with, else `InvalidArgument` naming the setting: token counts
         are integers (a window above 0, the others at least 0, retries at most `MAX_RETRIES`),
-        ratios finite numbers (the threshold's above 0, the retained share 0..1)."""
+        ratios finite numbers (the threshold's above 0, the retained share 0..1), a pruner a
+        mapping DSH's `resolve_config` accepts (v4 §5.9)."""
         for name in ("context_window", "retain_tokens", "headroom_tokens", "max_tokens",
                      "compaction_retries"):
             value = getattr(self, name)
@@ -80,6 +82,14 @@ class Policy:
                     low < value if name == "threshold_ratio" else low <= value <= high):
                 bounds = "a finite number above 0" if high == math.inf else "a number from 0 to 1"
                 raise InvalidArgument(f"policy setting {name} must be {bounds}, not {value!r}")
+        if self.pruner is not None:
+            if not isinstance(self.pruner, Mapping):
+                raise InvalidArgument("policy setting pruner must be a mapping of thresholdChars, "
+                                      f"headChars, tailChars, not {self.pruner!r}")
+            try:
+                resolve_config(dict(self.pruner))
+            except PruneConfigError as exc:
+                raise InvalidArgument(f"policy setting pruner: {exc}") from exc
 
     def threshold(self, window: int, reserved: int) -> tuple[int | None, int]:
         """(threshold or None when pressure is disabled, retained tail) for a route."""
@@ -303,9 +313,8 @@ class _Driver:
                                 logged=logged.events, trigger=trigger, command_id=command_id)
         assert callable(self.summarizer)
         text = self.summarizer(r.messages(seqs))
-        if not isinstance(text, str):
-            raise WhatIfError(f"a summarizer returns a str, not {type(text).__name__}")
-        return r.compaction(seqs, owner=owner, summary=text, trigger=trigger, command_id=command_id)
+        return r.compaction(seqs, owner=owner, summary=text, error=summary_text(text, given=False),
+                            trigger=trigger, command_id=command_id)
 
     def _command_done(self, e: Mapping[str, Any]) -> dict[str, Any]:
         """What `command/done` of a re-decided `/compact` reports (v4 §5.7)."""
