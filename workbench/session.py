@@ -53,6 +53,12 @@ def load(path: str | os.PathLike, *, strict: bool = False, follow: bool = False)
     return Session(AnalysedLog.load(path, strict=strict))
 
 
+PER_ARGUMENT = frozenset({"surface", "ledger"})
+"""Frames cached per argument value (`Session.surface_df(seq)`, `ledger_df(prices=)`)."""
+ARGUMENT_FRAMES = 64
+"""At most this many of them are kept (a loop over every seq of a log would keep them all)."""
+
+
 class _Delegated:
     """A member of the session's `AnalysedLog`, read through the session."""
 
@@ -167,9 +173,17 @@ class Session(QualityFrames):
     # -- frames --------------------------------------------------------------------------------
 
     def _cached(self, key: tuple, build) -> pd.DataFrame:
-        df = self._frames.get(key)
+        """The frame `key` names, built once; of the frames made per argument value (a seq, a
+        price table: `PER_ARGUMENT`) the `ARGUMENT_FRAMES` made last are kept."""
+        frames = self._frames
+        df = frames.get(key)
         if df is None:
-            df = self._frames[key] = build()
+            df = build()
+            if key[0] in PER_ARGUMENT:
+                made = [k for k in frames if k[0] in PER_ARGUMENT]
+                for old in made[:max(0, len(made) - ARGUMENT_FRAMES + 1)]:
+                    del frames[old]
+            frames[key] = df
         return df.copy(deep=False)
 
     def events_df(self) -> pd.DataFrame:

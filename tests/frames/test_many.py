@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from frame_scripts import script
 
 from workbench.build import LogBuilder
@@ -148,9 +150,21 @@ def test_a_root_without_sessions_is_unreadable(tmp_path: Path) -> None:
     pytest.param(["a", "b"], ["x/1", "x/2"], ["a", "b"], id="unique"),
     pytest.param(["a", "a", None], ["x/1", "y/1", "z/s.jsonl"], ["a#1", "a#2", "s.jsonl"],
                  id="repeated-and-missing"),
+    pytest.param(["X", "X", "X#1"], ["a", "b", "c"], ["X#2", "X#3", "X#1"], id="suffix-taken"),
+    pytest.param(["a\ud800", "a\udc00", "a\ufffd"], ["a", "b", "c"],
+                 ["a\ufffd#1", "a\ufffd#2", "a\ufffd#3"], id="same-text"),
 ])
 def test_session_keys(ids, paths, keys) -> None:
     assert session_keys(ids, paths) == keys
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(["X", "X#1", "X#2", "Y", "\ud800", "\ufffd", "", None]),
+                max_size=8))
+def test_session_keys_are_unique(ids: list) -> None:
+    """Whatever the ids, the keys are unique (a repeat's ``#n`` never takes another key)."""
+    keys = session_keys(ids, [f"p{i}" for i in range(len(ids))])
+    assert len(set(keys)) == len(keys)
 
 
 def test_keys_of_odd_ids_are_valid_text() -> None:

@@ -149,9 +149,13 @@ def test_numpy_views_of_a_returned_frame_cannot_change_the_session() -> None:
     lambda s: s.surface_df(meters=""), lambda s: s.surface_df(meters=()),
     lambda s: s.surface_df(meters=["dsh", 3]), lambda s: s.timeline_df(meters=None),
     lambda s: s.timeline_df(meters=" , "), lambda s: s.frames(3), lambda s: s.to_parquet(None),
+    lambda s: workbench.load_sessions(None), lambda s: workbench.load_sessions(3),
+    lambda s: workbench.load_sessions([None]), lambda s: workbench.fleet(None),
+    lambda s: s.lifeline(3),
 ], ids=["load-none", "load-int", "follow-none", "surface-none", "surface-int", "surface-empty",
         "surface-no-names", "surface-mixed", "timeline-none", "timeline-blank", "frames-int",
-        "parquet-none"])
+        "parquet-none", "sessions-none", "sessions-int", "sessions-item-none", "fleet-none",
+        "lifeline-int"])
 def test_wrong_arguments_are_refused_by_name(call) -> None:
     from workbench.errors import InvalidArgument
     with pytest.raises(InvalidArgument) as info:
@@ -172,3 +176,21 @@ def test_an_output_folder_that_cannot_be_written_is_named(tmp_path: Path) -> Non
     blocker.write_text("not a folder")
     with pytest.raises(OutputUnwritable, match=str(blocker)):
         session_of(script(4)).to_parquet(blocker / "out")
+
+
+def test_frames_per_seq_are_kept_within_a_bound(monkeypatch) -> None:
+    """A loop over every seq keeps at most `ARGUMENT_FRAMES` surface frames (the last made),
+    and the frames without an argument stay cached; every frame is what a fresh call gives."""
+    import workbench.session
+    monkeypatch.setattr(workbench.session, "ARGUMENT_FRAMES", ARGUMENT_FRAMES := 8)
+    session = session_of(script(4))
+    events = session.events_df()
+    surfaces = {seq: session.surface_df(seq) for seq in range(len(session))}
+    surfaces.update({seq: session.surface_df(seq) for seq in range(len(session))})
+    kept = [key for key in session._frames if key[0] == "surface"]
+    assert len(session) > ARGUMENT_FRAMES and len(kept) == ARGUMENT_FRAMES
+    assert [key[1] for key in kept] == list(range(len(session)))[-ARGUMENT_FRAMES:]
+    assert ("events",) in session._frames
+    pd.testing.assert_frame_equal(session.events_df(), events)
+    for seq in (0, len(session) - 1):
+        pd.testing.assert_frame_equal(session.surface_df(seq), surfaces[seq])

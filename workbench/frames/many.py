@@ -133,20 +133,25 @@ def _parent(log: Any) -> str | None:
 # -- keys and concatenation ------------------------------------------------------------------------
 
 def session_keys(ids: Sequence[str | None], paths: Sequence[str]) -> list[str]:
-    """Unique keys: the session id, or the file name when missing; repeats get ``#<n>``."""
+    """Unique keys: the session id, or the file name when missing; repeats get ``#<n>``, the
+    first n no other key already is (ids ``X``, ``X`` and ``X#1`` give ``X#2``, ``X#3``, ``X#1``)."""
     base = [safe_text(i) if isinstance(i, str) and i else safe_text(Path(p).name)
             for i, p in zip(ids, paths, strict=True)]
     counts: dict[str, int] = {}
     for b in base:
         counts[b] = counts.get(b, 0) + 1
+    taken = {b for b in base if counts[b] == 1}
     seen: dict[str, int] = {}
     keys = []
     for b in base:
-        if counts[b] == 1:
-            keys.append(b)
-        else:
-            seen[b] = seen.get(b, 0) + 1
-            keys.append(f"{b}#{seen[b]}")
+        key = b
+        if counts[b] > 1:
+            n = seen.get(b, 0) + 1
+            while f"{b}#{n}" in taken:
+                n += 1
+            seen[b], key = n, f"{b}#{n}"
+            taken.add(key)
+        keys.append(key)
     return keys
 
 
@@ -199,10 +204,18 @@ class SessionFrames:
 # -- load_sessions ---------------------------------------------------------------------------------
 
 def _refs(root_or_paths: Any) -> list[Any]:
+    """The sessions of a root (a path) or of an iterable of paths; anything else, or an item
+    that is no path, is `InvalidArgument` (`workbench.io.read.path_arg`)."""
     from workbench.io.discover import find_sessions
+    from workbench.io.read import path_arg
     if isinstance(root_or_paths, (str, os.PathLike)):
         return find_sessions(root_or_paths)
-    return find_sessions([os.fspath(p) for p in root_or_paths])
+    try:
+        items = list(root_or_paths)
+    except TypeError:
+        path_arg(root_or_paths, "sessions root")   # raises: not a path, not paths
+        raise
+    return find_sessions([path_arg(p) for p in items])
 
 
 def _check_names(frames: Sequence[str] | None) -> tuple[str, ...]:

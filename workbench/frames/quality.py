@@ -186,6 +186,8 @@ class QualityFrames:
         """The lifeline of any text (e.g. ``"src/app.py"``): when it was born, which checkpoint
         hid it and whether each summary of the chain still states it (columns of
         ``lifelines_df``; empty when no node carries it or nothing hid it)."""
+        if not isinstance(text, str):
+            raise InvalidArgument(f"a lifeline is asked for a text (a str), not {text!r}")
         steps = self.quality.lifeline(text) if len(self) else []
         return _build(LifelineColumns, [
             {"text": s.text, "kind": s.kind, "born_seq": s.born_seq,

@@ -67,6 +67,7 @@ from workbench.frames.manifests import MANIFESTS, read_manifests
 from workbench.frames.parquet import as_table, frame_schema
 from workbench.frames.schema import FRAME_NAMES, SCHEMAS, SessionColumns
 from workbench.io.output import path_text
+from workbench.io.read import path_arg
 
 STORE_FORMAT = 2
 """Layout version of the store; a manifest of another version is exported again."""
@@ -246,8 +247,9 @@ def _marker() -> dict[str, Any]:
 
 def open_store(store: str | os.PathLike, *, create: bool = False) -> Path:
     """The store directory, checked (and made, with `create`); raises `StoreUnusable` for a
-    directory holding something else, so an export never deletes files it did not write."""
-    base = Path(store)
+    directory holding something else, so an export never deletes files it did not write;
+    `InvalidArgument` for a `store` that is no path."""
+    base = Path(path_arg(store, "store path"))
     if (base / MARKER).is_file():
         return base
     if not create:
