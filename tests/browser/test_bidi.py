@@ -51,7 +51,7 @@ def _reads_left_to_right(page, needle: str) -> None:
 
 @pytest.mark.parametrize("session_id", ["id-\u202e-x", "\u05e9\u05dc\u05d5\u05dd",
                                         "a\u2069\u202e", "\u2066\u202e"])
-def test_log_text_cannot_reorder_the_header_or_the_report(tmp_path: Path, browser,
+def test_log_text_cannot_reorder_the_header_or_the_report(tmp_path: Path, browser, screenshots,
                                                           session_id: str) -> None:
     log = _log(tmp_path, session_id)
     session = workbench.load(log)
@@ -61,6 +61,7 @@ def test_log_text_cannot_reorder_the_header_or_the_report(tmp_path: Path, browse
     try:
         page.set_content(f"<meta charset=utf-8><body>{summary_html(session)}</body>")
         _reads_left_to_right(page, f"{n:,} events")
+        page.screenshot(path=str(screenshots / "header.png"))
         report = Path(write_report(session, tmp_path / "report.html").path)
         assert "\u2068" in report.read_text(encoding="utf-8")   # the same helper isolates it
     finally:
