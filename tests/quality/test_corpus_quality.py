@@ -49,7 +49,8 @@ def test_ledger_agrees_with_the_log(session) -> None:
     parts = ledger["call_cost"] + ledger["resent_cost"] + ledger["refetch_cost"] - ledger["saving"]
     assert ((ledger["cost"] - parts).abs() < 1e-12).all()
     totals = session.ledger_df(("dsh", "deepseek"), per="session").set_index("meter")
-    for meter in ("dsh", "deepseek") if len(ledger) else ():
+    assert list(totals.index) == ["dsh", "deepseek"]   # one row per meter, with or without rows
+    for meter in ("dsh", "deepseek"):
         for name in LEDGER_SUMMED:
             assert math.isclose(totals.loc[meter, name],
                                 ledger.loc[ledger["meter"] == meter, name].sum(), abs_tol=1e-12)

@@ -228,7 +228,7 @@ class QualityFrames:
             with paused_gc():
                 rows = self.ledger_rows(names, prices)
             if per == "session":
-                return _session_ledger(rows)
+                return _session_ledger(rows, names)
             df = _build(LedgerColumns, [_frame_names(r.as_json())
                                         | {"compaction_id": _id(r.compaction_id)} for r in rows])
             return df
@@ -267,7 +267,7 @@ SessionLedgerColumns: Columns = (
           for name in LEDGER_SUMMED)
 
 
-def _session_ledger(rows: Sequence[LedgerRow]) -> pd.DataFrame:
-    totals = session_totals(rows)
+def _session_ledger(rows: Sequence[LedgerRow], meters: Sequence[str]) -> pd.DataFrame:
+    totals = session_totals(rows, meters)
     return _build(SessionLedgerColumns,
                   [{"meter": m, **_frame_names(v)} for m, v in totals.items()])
