@@ -186,7 +186,8 @@ SUMMED = ("hidden_tokens", "summary_tokens", "call_input_tokens", "call_cache_re
 """Ledger fields a session total sums."""
 
 
-def session_totals(rows: Sequence[LedgerRow], meters: Sequence[str] = ()) -> dict[str, dict[str, float]]:
+def session_totals(rows: Sequence[LedgerRow],
+                   meters: Sequence[str] = ()) -> dict[str, dict[str, float]]:
     """Per meter: the sum of every compaction's row (`SUMMED` fields) and the row count; each of
     `meters` has its totals (zeros for a session without compactions)."""
     out: dict[str, dict[str, float]] = {
