@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -51,6 +52,15 @@ def append_turns(path: Path, i: int, turns: int, more: int, *, version: int = 4)
     assert data.startswith(old)
     with open(path, "ab") as fh:
         fh.write(data[len(old):])
+
+
+def fresh_contents(root: Path, tmp: Path) -> dict:
+    """`contents` of a fresh export of `root` (into ``tmp/fresh``, emptied first)."""
+    from workbench.frames.store import export_store
+    store = tmp / "fresh"
+    shutil.rmtree(store, ignore_errors=True)
+    export_store(root, store, workers=1, progress=False)
+    return contents(store)
 
 
 def contents(store: Path) -> dict:

@@ -14,7 +14,13 @@ from pathlib import Path
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
-from store_helpers import append_turns, contents, dying_writer, make_root
+from store_helpers import (
+    append_turns,
+    contents,
+    dying_writer,
+    fresh_contents,
+    make_root,
+)
 
 from workbench.errors import LogUnreadable, StoreUnusable
 from workbench.frames import store as store_module
@@ -33,19 +39,12 @@ from workbench.frames.store import (
 WORKBENCH = str(Path(sys.executable).parent / "workbench")
 
 
-def _fresh(root: Path, tmp: Path) -> dict:
-    store = tmp / "fresh"
-    shutil.rmtree(store, ignore_errors=True)
-    export_store(root, store, workers=1, progress=False)
-    return contents(store)
-
-
 def test_incremental_export_equals_a_fresh_one(tmp_path: Path) -> None:
     root, store = tmp_path / "root", tmp_path / "store"
     paths = make_root(root, 8)
     first = export_store(root, store, workers=1, progress=False)
     assert (first.sessions, first.exported, first.unchanged) == (8, 8, 0)
-    assert contents(store) == _fresh(root, tmp_path)
+    assert contents(store) == fresh_contents(root, tmp_path)
 
     again = export_store(root, store, workers=1, progress=False)
     assert (again.exported, again.unchanged, again.dropped) == (0, 8, 0)
@@ -63,7 +62,7 @@ def test_incremental_export_equals_a_fresh_one(tmp_path: Path) -> None:
     after = export_store(root, store, workers=1, progress=False)
     assert (after.exported, after.unchanged, after.dropped) == (3, 5, 1)
     assert after.sessions == 8
-    assert contents(store) == _fresh(root, tmp_path)
+    assert contents(store) == fresh_contents(root, tmp_path)
     verdicts = {m["session"]: m["verdict"] for m in read_manifests(store).values()}
     assert verdicts[paths[4].relative_to(root).as_posix()] == "corrupt"
     assert paths[2].relative_to(root).as_posix() not in verdicts
@@ -93,7 +92,7 @@ def test_an_interrupted_export_rerun_equals_a_fresh_one(tmp_path: Path, monkeypa
     assert set(read_manifests(store)).isdisjoint(changed)   # the changed logs: no manifest
     assert len(read_manifests(store)) == 4
     export_store(root, store, workers=1, progress=False)
-    assert contents(store) == _fresh(root, tmp_path)
+    assert contents(store) == fresh_contents(root, tmp_path)
 
 
 def test_a_bucket_lost_or_left_over_is_repaired_by_the_next_run(tmp_path: Path) -> None:
@@ -109,7 +108,7 @@ def test_a_bucket_lost_or_left_over_is_repaired_by_the_next_run(tmp_path: Path) 
     (store / "_manifest" / f"{ident}.json").unlink()          # ... after a killed run
     again = export_store(root, store, workers=1, progress=False)
     assert again.exported >= 1 and again.sessions == 5
-    assert contents(store) == _fresh(root, tmp_path)
+    assert contents(store) == fresh_contents(root, tmp_path)
 
 
 def test_an_export_killed_midway_and_rerun_equals_a_fresh_one(tmp_path: Path) -> None:
@@ -131,7 +130,7 @@ def test_an_export_killed_midway_and_rerun_equals_a_fresh_one(tmp_path: Path) ->
     assert not [p for p in store.rglob("*.parquet") if p.name.endswith(".tmp")]
     rerun = subprocess.run(cmd, capture_output=True, text=True, check=False)
     assert rerun.returncode == 0, rerun.stderr
-    assert contents(store) == _fresh(root, tmp_path)
+    assert contents(store) == fresh_contents(root, tmp_path)
 
 
 def test_commits_during_an_export_give_the_store_of_one_commit(tmp_path: Path,
@@ -143,7 +142,7 @@ def test_commits_during_an_export_give_the_store_of_one_commit(tmp_path: Path,
     summary = export_store(root, tmp_path / "store", workers=1, progress=False)
     monkeypatch.undo()
     assert summary.commits == 7 + 1                              # and the final one
-    assert contents(tmp_path / "store") == _fresh(root, tmp_path)
+    assert contents(tmp_path / "store") == fresh_contents(root, tmp_path)
 
 
 def test_the_store_reads_in_pandas_as_load_sessions(tmp_path: Path) -> None:
@@ -246,4 +245,4 @@ def test_export_on_dask_distributed_equals_in_process(tmp_path: Path) -> None:
         assert (again.exported, again.unchanged) == (1, 4)
         workers = client.run(lambda: __import__("os").getpid())
     assert len(set(workers.values())) == 2
-    assert contents(tmp_path / "dask") == _fresh(root, tmp_path)
+    assert contents(tmp_path / "dask") == fresh_contents(root, tmp_path)

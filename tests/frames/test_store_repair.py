@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from store_helpers import contents, make_root
+from store_helpers import contents, fresh_contents, make_root
 
 import workbench
 from workbench.errors import StoreUnusable
@@ -18,13 +18,6 @@ from workbench.frames.manifests import manifest_problem, read_manifests
 from workbench.frames.store import STORE_FRAMES, export_store, log_id
 
 WORKBENCH = str(Path(sys.executable).parent / "workbench")
-
-
-def _fresh(root: Path, tmp: Path) -> dict:
-    store = tmp / "fresh"
-    shutil.rmtree(store, ignore_errors=True)
-    export_store(root, store, workers=1, progress=False)
-    return contents(store)
 
 
 def _whole(value):
@@ -62,7 +55,7 @@ def test_a_manifest_of_the_wrong_shape_is_exported_again(tmp_path: Path, damage:
                          capture_output=True, text=True, check=False)
     assert run.returncode == 0, run.stderr
     assert json.loads(run.stdout)["exported"] == 1
-    assert contents(store) == _fresh(root, tmp_path)
+    assert contents(store) == fresh_contents(root, tmp_path)
 
 
 def test_an_unreadable_manifest_of_a_deleted_log_is_removed(tmp_path: Path) -> None:
@@ -74,7 +67,7 @@ def test_an_unreadable_manifest_of_a_deleted_log_is_removed(tmp_path: Path) -> N
     shutil.rmtree(paths[0].parent)
     (store / "_manifest" / "stray.json").mkdir()
     export_store(root, store, workers=1, progress=False)
-    assert contents(store) == _fresh(root, tmp_path)
+    assert contents(store) == fresh_contents(root, tmp_path)
 
 
 @pytest.mark.parametrize("target", ["_workbench_store.json", "_schema/events.parquet",
@@ -90,7 +83,7 @@ def test_a_damaged_marker_or_schema_file_is_written_again(tmp_path: Path, target
     run = subprocess.run([WORKBENCH, "export", str(root), "-o", str(store), "--quiet"],
                          capture_output=True, text=True, check=False)
     assert run.returncode == 0, run.stderr
-    assert contents(store) == _fresh(root, tmp_path)
+    assert contents(store) == fresh_contents(root, tmp_path)
     workbench.fleet(store).close()
 
 
