@@ -57,6 +57,15 @@ def manifest_problem(value: Any, ident: str) -> str | None:
     return None
 
 
+def read_json(path: str | os.PathLike) -> Any:
+    """The JSON value of a store file; None when it cannot be read or is not JSON."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return json.load(fh)
+    except (OSError, ValueError):
+        return None
+
+
 def read_manifests(store: str | os.PathLike,
                    unreadable: list[Path] | None = None) -> dict[str, dict[str, Any]]:
     """Every manifest of the store, by log id. A file that is not a manifest (`manifest_problem`,
@@ -65,11 +74,7 @@ def read_manifests(store: str | os.PathLike,
     for entry in os.scandir(Path(store) / MANIFESTS):
         if entry.name.endswith(".json") and not entry.name.startswith("."):
             ident = entry.name.removesuffix(".json")
-            try:
-                with open(entry.path, encoding="utf-8") as fh:
-                    value = json.load(fh)
-            except (OSError, ValueError):
-                value = None
+            value = read_json(entry.path)
             if manifest_problem(value, ident) is None:
                 out[ident] = value
             elif unreadable is not None:
@@ -77,4 +82,4 @@ def read_manifests(store: str | os.PathLike,
     return out
 
 
-__all__ = ["FIELDS", "MANIFESTS", "manifest_problem", "read_manifests"]
+__all__ = ["FIELDS", "MANIFESTS", "manifest_problem", "read_json", "read_manifests"]

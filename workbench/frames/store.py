@@ -21,12 +21,12 @@ column (which is in the manifest), so the store depends only on the logs.
 
 Incremental: a log whose size, mtime, store format and frame schemas match its manifest is
 kept (size and mtime are the change check, as rsync's: a same-size rewrite that keeps the mtime
-is not noticed); any other log is exported again; a log gone from the root is dropped. The manifest's
-size, mtime and hash are taken before the log is read, so a log that grows while it is being
-read is exported again by the next run. Workers write each exported log's frames to a staging
-directory (``STORE/.tmp/``); a commit (`workbench.frames.buckets`) then rewrites every bucket
-file holding a changed, dropped or new log (old rows of kept logs, plus the staged rows) and
-writes the new logs' manifests last. Commits run at the end, and during a long export
+is not noticed); any other log is exported again; a log gone from the root is dropped. The
+manifest's size, mtime and hash are taken before the log is read, so a log that grows while it
+is being read is exported again by the next run. Workers write each exported log's frames to a
+staging directory (``STORE/.tmp/``); a commit (`workbench.frames.buckets`) then rewrites every
+bucket file holding a changed, dropped or new log (old rows of kept logs, plus the staged rows)
+and writes the new logs' manifests last. Commits run at the end, and during a long export
 (`COMMIT_SECONDS`, `COMMIT_SHARE`).
 
 Crash safety: every file is written under ``STORE/.tmp/`` and renamed into place, so no reader
@@ -63,7 +63,7 @@ import pyarrow.parquet as pq
 
 from workbench.errors import LogUnreadable, StoreUnusable
 from workbench.frames.columns import frame
-from workbench.frames.manifests import MANIFESTS, read_manifests
+from workbench.frames.manifests import MANIFESTS, read_json, read_manifests
 from workbench.frames.parquet import as_table, frame_schema
 from workbench.frames.schema import FRAME_NAMES, SCHEMAS, SessionColumns
 from workbench.io.output import path_text
@@ -311,13 +311,16 @@ def export_store(root: str | os.PathLike, store: str | os.PathLike, *, engine: s
     with _locked(base):
         shutil.rmtree(base / TMP, ignore_errors=True)      # what an interrupted run staged
         (base / MANIFESTS).mkdir(exist_ok=True)
-        if _read_json(base / MARKER) != _marker():       # another layout, or damaged
+        if read_json(base / MARKER) != _marker():       # another layout, or damaged
             write_json(base, base / MARKER, _marker())
         _write_schemas(base)
         unreadable: list[Path] = []
         manifests = read_manifests(base, unreadable)
         for path in unreadable:                            # its log is exported again
-            shutil.rmtree(path) if path.is_dir() and not path.is_symlink() else path.unlink()
+            if path.is_dir() and not path.is_symlink():
+                shutil.rmtree(path)
+            else:
+                path.unlink()
         current = {log_id(key): (path, key) for path, key in refs}
         kept = {ident: m for ident, m in manifests.items()
                 if ident in current and _unchanged(m, current[ident][0], fingerprint)}
@@ -360,13 +363,6 @@ def _commit(buckets: Any, kept: dict, staged: dict, summary: ExportSummary) -> d
     finally:
         summary.commits += 1
         summary.commit_seconds += time.perf_counter() - started
-
-
-def _read_json(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
 
 
 def _schema_matches(path: Path, schema: pa.Schema) -> bool:

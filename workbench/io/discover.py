@@ -17,11 +17,12 @@ DSH's JSONL backend stores one directory per session, named as `workbench.io.lay
 
 A directory may also hold loose log files (the shared corpus, copied fixtures): ``*.jsonl`` /
 ``*.jsonl.zstd`` files directly inside it whose first line is a ``"type":"session"`` header are
-listed too, and so is every loose file whose name claims a generation (``<label>__session.v4.jsonl``,
-`layout.generation_from_name`) whatever its first line holds: a log whose header is torn, not
-JSON or missing (an empty file) is listed with its `SessionRef.header_error`, never dropped. Any
-other name lets the header decide (README: a file's name is a hint). Discovery never validates a log (that is the loader's job); a header that cannot be
-read is reported in `SessionRef.header_error` instead of raising.
+listed too, and so is every loose file whose name claims a generation
+(``<label>__session.v4.jsonl``, `layout.generation_from_name`) whatever its first line holds: a
+log whose header is torn, not JSON or missing (an empty file) is listed with its
+`SessionRef.header_error`, never dropped. Any other name lets the header decide (README: a
+file's name is a hint). Discovery never validates a log (that is the loader's job); a header
+that cannot be read is reported in `SessionRef.header_error` instead of raising.
 
 One bad entry never hides the others: a directory below the root that cannot be listed, and a
 log name that is not a regular file (a FIFO, a device, a link to one: opening it could block or

@@ -33,6 +33,7 @@ from workbench.core.compaction.threshold import PressureSettings
 from workbench.core.seqs import resolve_seq, seq_int
 from workbench.core.tokens.meters import parse_meter_names
 from workbench.errors import InvalidArgument
+from workbench.views import limits
 from workbench.views.brackets import BracketChart
 from workbench.views.closing import close_tree
 from workbench.views.controls import StepControls
@@ -48,9 +49,8 @@ from workbench.views.data import (
 from workbench.views.diff import DiffPane
 from workbench.views.fit import PageHelper
 from workbench.views.html import defects_html, escape, legend_html, shorten, style_html
-from workbench.views import limits
-from workbench.views.limits import more_html
 from workbench.views.inspector import Inspector
+from workbench.views.limits import more_html
 from workbench.views.log_pane import LogPane
 from workbench.views.meter_offer import MeterOffer, unavailable_html
 from workbench.views.state import StepState
@@ -288,8 +288,8 @@ class Workbench(widgets.VBox):
         """The seq a `goto` target names: a seq (0..LAST, or negative from the end: the one
         rule, `workbench.core.seqs.resolve_seq`), or ``"compaction:K"`` (the K-th attempt, from
         1: its checkpoint, else its start), ``"compaction:ID"`` (by compaction id),
-        ``"request:SEQ"`` (the model call at or after SEQ, by the same seq rule). A seq outside the log raises
-        `SeqOutOfRange`; any other target not found or not understood, `InvalidArgument`. An
+        ``"request:SEQ"`` (the model call at or after SEQ, by the same seq rule). A seq outside
+        the log raises `SeqOutOfRange`; any other target not found or not understood, `InvalidArgument`. An
         empty log shows one empty step, 0: there the first and the last event (0, -1) are it."""
         data = self.data
         if isinstance(target, str) and ":" in target:

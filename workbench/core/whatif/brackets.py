@@ -25,7 +25,6 @@ from typing import TYPE_CHECKING, Any
 from workbench.core.compaction.brackets import frame_summary, framed_summary_tokens
 from workbench.core.compaction.pruner import PruneConfig, prune_content
 from workbench.core.tokens.heuristic import estimate_message
-
 from workbench.core.whatif.remap import WhatIfError
 
 if TYPE_CHECKING:

@@ -6,8 +6,8 @@ Layer: core.
   (`provider: "workbench"`, `model: <label>`, no `rawOutput`/`usage`/`llmStreamCall`); the
   logged text gives back the log itself. DSH's shrink check applies (v4 §5.4).
 * `compact(at, first, last, summary)`: a compaction right after real seq `at` (the one seq rule,
-  `workbench.core.seqs`: negative from the end), over the surface there, with DSH's rules (`WhatIfError` names the broken one): no compaction is open (rule
-  `compaction lock`, v4 §5.2), no step is open (rule `step open`: DSH compacts before a step or
+  `workbench.core.seqs`: negative from the end), over the surface there, with DSH's rules
+  (`WhatIfError` names the broken one): no compaction is open (rule `compaction lock`, v4 §5.2), no step is open (rule `step open`: DSH compacts before a step or
   between turns, v4 §5.8), and `Replay.legal_span` (surface span, system head, tool-call pairing).
   Inside a turn it is a pressure-style bracket owned by the turn; between turns it is what a
   `/compact` command would write (`command/run` → bracket → `command/done`). Without `first`/
@@ -23,8 +23,8 @@ from typing import Any
 from workbench.core.compaction.brackets import frame_summary, framed_summary_tokens
 from workbench.core.compaction.entry import inspect_compaction_entry_state
 from workbench.core.compaction.selection import select_compactable_range
-from workbench.core.whatif.brackets import summary_text
 from workbench.core.seqs import resolve_seq, seq_int
+from workbench.core.whatif.brackets import summary_text
 from workbench.core.whatif.remap import WhatIfError
 from workbench.core.whatif.replay import REMOVE, Replay
 from workbench.errors import InvalidArgument
@@ -71,7 +71,8 @@ def compact(events: Sequence[Mapping[str, Any]], header: Mapping[str, Any], *, a
     at = resolve_seq(at, len(events) - 1)
     first, last = (None if s is None else seq_int(s) for s in (first, last))
     if type(retain_tokens) is not int or retain_tokens < 0:
-        raise InvalidArgument(f"retain_tokens must be an integer of at least 0, not {retain_tokens!r}")
+        msg = f"retain_tokens must be an integer of at least 0, not {retain_tokens!r}"
+        raise InvalidArgument(msg)
     r = Replay(events, header, label=label)
     turn: Any = None
     step_open = False
@@ -115,8 +116,9 @@ def compact(events: Sequence[Mapping[str, Any]], header: Mapping[str, Any], *, a
         r.emit({"type": "command/run", "seq": 0, "time": r.out[-1].get("time"),
                 "data": {"commandId": command_id, "name": "compact", "args": "",
                          "source": {"kind": "user"}}})
-    record = r.compaction(seqs, owner=turn, summary=text, error=error, trigger="pressure" if turn is not None
-                          else "manual", command_id=command_id)
+    record = r.compaction(seqs, owner=turn, summary=text, error=error,
+                          trigger="pressure" if turn is not None else "manual",
+                          command_id=command_id)
     if command_id is not None:
         done: dict[str, Any] = {"commandId": command_id}
         if record["status"] == "completed":

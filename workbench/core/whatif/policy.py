@@ -33,12 +33,16 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from workbench.core.compaction.pruner import PruneConfig, PruneConfigError, resolve_config
+from workbench.core.compaction.pruner import (
+    PruneConfig,
+    PruneConfigError,
+    resolve_config,
+)
 from workbench.core.compaction.selection import select_compactable_range
 from workbench.core.whatif.brackets import summary_text
 from workbench.core.whatif.remap import WhatIfError
-from workbench.errors import InvalidArgument
 from workbench.core.whatif.replay import REMOVE, Replay
+from workbench.errors import InvalidArgument
 from workbench.io.jsjson import is_number, is_safe_int
 
 Summarizer = Callable[[list[dict[str, Any]]], str]
