@@ -36,7 +36,6 @@ ERROR_KIND = pd.CategoricalDtype(["summary-not-smaller", "surface-changed", "emp
 """Classification of `compaction/end.error` (the conformance suite's, not a reference enum)."""
 
 
-
 def _str(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 

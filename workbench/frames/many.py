@@ -134,7 +134,7 @@ def _parent(log: Any) -> str | None:
 
 def session_keys(ids: Sequence[str | None], paths: Sequence[str]) -> list[str]:
     """Unique keys: the session id, or the file name when missing; repeats get ``#<n>``, the
-    first n no other key already is (ids ``X``, ``X`` and ``X#1`` give ``X#2``, ``X#3``, ``X#1``)."""
+    first n no other key is (ids ``X``, ``X``, ``X#1`` give ``X#2``, ``X#3``, ``X#1``)."""
     base = [safe_text(i) if isinstance(i, str) and i else safe_text(Path(p).name)
             for i, p in zip(ids, paths, strict=True)]
     counts: dict[str, int] = {}
@@ -210,12 +210,9 @@ def _refs(root_or_paths: Any) -> list[Any]:
     from workbench.io.read import path_arg
     if isinstance(root_or_paths, (str, os.PathLike)):
         return find_sessions(root_or_paths)
-    try:
-        items = list(root_or_paths)
-    except TypeError:
-        path_arg(root_or_paths, "sessions root")   # raises: not a path, not paths
-        raise
-    return find_sessions([path_arg(p) for p in items])
+    if not isinstance(root_or_paths, Iterable):
+        path_arg(root_or_paths, "sessions root")   # neither a path nor paths: raises
+    return find_sessions([path_arg(p) for p in root_or_paths])
 
 
 def _check_names(frames: Sequence[str] | None) -> tuple[str, ...]:

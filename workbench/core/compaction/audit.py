@@ -1,10 +1,10 @@
 """The compaction audit: an acceptance table per compaction attempt and per prune. Layer: core.
 
 Every check is a pass/fail with evidence (seqs, numbers) in its detail. A check that does not
-apply to an attempt (for example the replacement checks of an attempt without one, or "the next request
-sees the checkpoint" when the log ends first) is left out rather than passed. Checks per attempt
-(spec v0 §5, v4 §5; the hidden set is what the fold removed, or would have removed when it
-rejected the replacement):
+apply to an attempt (for example the replacement checks of an attempt without one, or "the next
+request sees the checkpoint" when the log ends first) is left out rather than passed. Checks per
+attempt (spec v0 §5, v4 §5; the hidden set is what the fold removed, or would have removed when
+it rejected the replacement):
 
 * `bracket_closed` — a `compaction/end` exists. A stale attempt (never closed, then released by a
   later `session/end-seed`: a crash in an earlier process lifecycle, v0 §5.2) passes with that
@@ -23,9 +23,6 @@ rejected the replacement):
   set (v0 §6.5, v4 §6.5).
 * `checkpoint_smaller` — the checkpoint's price is below the hidden price (without a
   checkpoint: the framed summary's; the shrink check runs before a summary is logged, v0 §5.4).
-
-A failed attempt is checked as far as it got: with a summary logged, its summary checks apply
-(its hidden set is the span the summary names); the node checks below need a replacement.
 * `tool_pairing_after` — after the replacement no tool result lacks its call and the cuts around
   the checkpoint are balanced (v0 §5.3).
 * `newest_tool_result_visible` — the newest tool result on the surface is not hidden.
@@ -34,6 +31,10 @@ A failed attempt is checked as far as it got: with a summary logged, its summary
 * `originals_preserved` — every hidden node is still in the log, and each one is either an
   append-origin event of the human transcript (v0 §4.9) or an earlier replacement whose own
   originals its own row covers (one level, so long chains of nested checkpoints stay linear).
+
+A failed attempt is checked as far as it got: with a summary logged, the checks up to
+`checkpoint_smaller` apply (its hidden set is the span the summary names); the node checks from
+`tool_pairing_after` on need a replacement.
 
 Prune checks: `prune_replacement_adjacent`, `prune_price_matches`, `prune_target`,
 `prune_smaller`. The log-level protocol layer (v0 compaction invariant, v4 relationships) and a
